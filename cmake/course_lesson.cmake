@@ -1,0 +1,63 @@
+# course_add_lesson(<lesson> [GRADING])
+#
+# Builds <lesson>_tests: the lesson's Catch2 tests and CPU references, linked with
+# the C++ exercise files that lessons/<lesson>/manifest.json lists. The manifest is
+# the only list of exercise files; nothing here names a lesson.
+#   normal mode: exercise files come from solutions/<lesson>/ (ctest checks them);
+#   GRADING:     they come from ${CMAKE_BINARY_DIR}/submission/, where the grader
+#                writes one-line wrappers that #include the student's own files.
+function(course_add_lesson lesson)
+  cmake_parse_arguments(PARSE_ARGV 1 arg "GRADING" "" "")
+  set(lesson_dir "${PROJECT_SOURCE_DIR}/lessons/${lesson}")
+  set(manifest "${lesson_dir}/manifest.json")
+  if(NOT EXISTS "${manifest}")
+    message(FATAL_ERROR "no manifest for lesson '${lesson}': ${manifest}")
+  endif()
+  set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${manifest}")
+  file(READ "${manifest}" manifest_json)
+
+  # C++ exercise files, straight from the manifest.
+  set(exercise_sources "")
+  string(JSON n_exercises LENGTH "${manifest_json}" exercises)
+  math(EXPR last "${n_exercises} - 1")
+  foreach(i RANGE ${last})
+    string(JSON kind GET "${manifest_json}" exercises ${i} kind)
+    if(kind STREQUAL "cpp")
+      string(JSON file GET "${manifest_json}" exercises ${i} file)
+      if(arg_GRADING)
+        list(APPEND exercise_sources "${CMAKE_BINARY_DIR}/submission/${file}")
+      else()
+        list(APPEND exercise_sources "${PROJECT_SOURCE_DIR}/solutions/${lesson}/${file}")
+      endif()
+    endif()
+  endforeach()
+
+  file(GLOB test_sources CONFIGURE_DEPENDS "${lesson_dir}/tests/*.cpp" "${lesson_dir}/reference/*.cpp")
+
+  # Tests and references change rarely: one object library, compiled once per tree.
+  add_library(${lesson}_test_objects OBJECT ${test_sources})
+  target_include_directories(${lesson}_test_objects PRIVATE "${lesson_dir}/include" "${lesson_dir}/reference")
+  target_link_libraries(${lesson}_test_objects PRIVATE course_testing)
+
+  # The student's code: small TUs, the only thing rebuilt on a re-grade.
+  add_library(${lesson}_exercises OBJECT ${exercise_sources})
+  target_include_directories(${lesson}_exercises PRIVATE "${lesson_dir}/include")
+  target_link_libraries(${lesson}_exercises PRIVATE course_blank)
+  target_compile_options(${lesson}_exercises PRIVATE -O1 -fno-diagnostics-color -fmax-errors=20)
+
+  add_executable(${lesson}_tests)
+  target_link_libraries(${lesson}_tests PRIVATE ${lesson}_test_objects ${lesson}_exercises course_testing)
+  set_target_properties(${lesson}_tests PROPERTIES RUNTIME_OUTPUT_DIRECTORY "${CMAKE_BINARY_DIR}/bin")
+
+  if(NOT arg_GRADING AND COURSE_BUILD_TESTS)
+    # The solutions must pass every test, veto detectors included, on fresh inputs.
+    add_test(NAME ${lesson}.solutions COMMAND ${lesson}_tests --rng-seed time)
+    if(TARGET grader)
+      add_test(NAME ${lesson}.exercises_in_sync
+               COMMAND grader dev sync ${lesson} --check --root "${PROJECT_SOURCE_DIR}")
+      add_test(NAME ${lesson}.dev_check
+               COMMAND grader dev check ${lesson} --root "${PROJECT_SOURCE_DIR}")
+      set_tests_properties(${lesson}.dev_check PROPERTIES TIMEOUT 1200)
+    endif()
+  endif()
+endfunction()

@@ -1,0 +1,150 @@
+// grader: builds a lesson's exercises with its tests, grades the Q&A answers, and
+// prints the score, the vetoes and PASS/FAIL.
+//   grader lesson13                        grade exercises/lesson13/ (the student's files)
+//   grader lesson13 --answers              grade solutions/lesson13/ (instructors)
+//   grader lesson13 --submission DIR       grade DIR's files (homework marking)
+//   grader lesson13 --json report.json     also write the report as JSON
+//   grader hint lesson13                   hints from the lesson's manifest
+//   grader dev check | dev sync            keep the course honest (instructors)
+// Exit code: 0 passed, 1 failed, 2 could not grade.
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <cstdlib>
+#include <fmt/format.h>
+#include <fstream>
+#include <iostream>
+#include <random>
+
+#include "grader/dev.hpp"
+#include "grader/error.hpp"
+#include "grader/grade.hpp"
+#include "grader/build.hpp"
+#include "grader/manifest.hpp"
+#include "grader/report.hpp"
+
+namespace fs = std::filesystem;
+using namespace grader;
+
+namespace {
+
+lang lang_from_env() {
+  for (const char* var : {"LC_ALL", "LC_MESSAGES", "LANG"}) {
+    const char* v = std::getenv(var);
+    if (v && *v) return std::string_view(v).starts_with("zh") ? lang::zh : lang::en;
+  }
+  return lang::en;
+}
+
+int fail_to_grade(const std::string& why) {
+  std::cerr << "grader: cannot grade: " << why << "\n";
+  return 2;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"Course grader: builds and tests a lesson's exercises, grades its questions.", "grader"};
+  app.footer("Exit code: 0 passed, 1 failed, 2 could not grade.");
+
+  std::string lesson, submission, json_file, unit, lang_name, root;
+  bool answers = false;
+  unsigned seed = std::random_device{}();
+  double timeout_s = 10;
+  app.add_option("lesson", lesson, "The lesson to grade, e.g. lesson13");
+  auto* answers_flag = app.add_flag("--answers", answers, "Grade the solutions (the instructor's answer branch)");
+  app.add_option("--submission", submission, "Grade the files in this folder (named as in exercises/<lesson>/)")
+      ->excludes(answers_flag);
+  app.add_option("--json", json_file, "Also write the report as JSON to this file");
+  app.add_option("--unit", unit, "Grade only this unit of the lesson");
+  app.add_option("--lang", lang_name, "Language of the report: zh or en (default: from LANG)")
+      ->check(CLI::IsMember({"zh", "en"}));
+  app.add_option("--seed", seed, "Random seed for the tests' inputs (default: fresh)");
+  app.add_option("--timeout", timeout_s, "Seconds each test process may run")->check(CLI::PositiveNumber);
+  app.add_option("--root", root, "The course's root folder (default: found from the current folder)");
+
+  auto* hint = app.add_subcommand("hint", "Show the hints for a lesson's exercises");
+  std::string hint_lesson;
+  hint->add_option("lesson", hint_lesson, "The lesson")->required();
+
+  auto* list = app.add_subcommand("list", "List the course's lessons");
+
+  auto* dev = app.add_subcommand("dev", "Instructor tools")->require_subcommand(1);
+  std::vector<std::string> dev_lessons;
+  bool sync_check = false;
+  auto* check = dev->add_subcommand("check", "Exercises fail, solutions score full, mutants get their declared verdict");
+  check->add_option("lessons", dev_lessons, "Lessons to check (default: all)");
+  auto* sync = dev->add_subcommand("sync", "Regenerate exercises/ from solutions/");
+  sync->add_option("lessons", dev_lessons, "Lessons to sync (default: all)");
+  sync->add_flag("--check", sync_check, "Only report drift; exit 1 if any file differs");
+  for (auto* sub : {hint, list, check, sync}) sub->add_option("--root", root, "The course's root folder");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    const int code = app.exit(e);
+    return code == 0 ? 0 : 2;
+  }
+
+  const lang l = lang_name.empty() ? lang_from_env() : (lang_name == "zh" ? lang::zh : lang::en);
+  try {
+    const course c = find_course(root, fs::current_path());
+
+    if (*list) {
+      for (const auto& name : c.lessons()) fmt::print("{}  {}\n", name, load_manifest(c, name).title.in(l));
+      return 0;
+    }
+    if (*hint) {
+      const manifest m = load_manifest(c, hint_lesson);
+      for (const auto& e : m.exercises) {
+        fmt::print("{} ({})\n", e.title.in(l), e.file);
+        for (const auto& h : (l == lang::zh ? e.hints_zh : e.hints_en)) fmt::print("  - {}\n", h);
+      }
+      return 0;
+    }
+    if (*dev) {
+      if (dev_lessons.empty()) dev_lessons = c.lessons();
+      int failures = 0;
+      for (const auto& name : dev_lessons) {
+        const manifest m = load_manifest(c, name);
+        if (*sync) {
+          failures += dev_sync(c, m, sync_check, std::cout);
+          if (!sync_check) failures = 0;
+        } else {
+          failures += dev_check(c, m, seed, std::cout).failed;
+        }
+      }
+      return failures == 0 ? 0 : 1;
+    }
+
+    if (lesson.empty()) {
+      std::cerr << app.help();
+      return 2;
+    }
+    const manifest m = load_manifest(c, lesson);
+    grade_request req;
+    fs::path dir = answers ? c.solutions_dir(lesson) : submission.empty() ? c.exercises_dir(lesson) : fs::path(submission);
+    req.files = submission_files(m, dir);
+    req.label = display_path(fs::absolute(dir).lexically_normal());
+    req.unit = unit;
+    req.language = l;
+    req.seed = seed;
+    req.test_timeout = std::chrono::milliseconds(static_cast<long>(timeout_s * 1000));
+    const report rep = grade(c, m, req);
+
+    const bool color = isatty(STDOUT_FILENO) && !std::getenv("NO_COLOR");
+    std::cout << render_text(rep, color) << std::flush;
+    if (!json_file.empty()) {
+      std::ofstream out(json_file);
+      if (!out) return fail_to_grade("cannot write " + json_file);
+      out << to_json(rep).dump(2) << "\n";
+    }
+    return rep.passed() ? 0 : 1;
+  } catch (const cannot_grade& e) {
+    return fail_to_grade(e.what());
+  } catch (const input_error& e) {
+    return fail_to_grade(e.what());
+  } catch (const std::exception& e) {
+    return fail_to_grade(std::string("internal error: ") + e.what());
+  }
+}

@@ -1,0 +1,85 @@
+// A lesson's manifest (lessons/<lesson>/manifest.json): its exercises, graded units,
+// rubric items, vetoes and hints, with titles and feedback in zh and en. The grader
+// reads everything about a lesson from here; no lesson is named in grader code.
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace grader {
+
+enum class lang { zh, en };
+
+// A text in both of the course's languages.
+struct text {
+  std::string zh, en;
+  const std::string& in(lang l) const { return l == lang::zh || en.empty() ? zh : en; }
+};
+
+struct exercise {
+  std::string id;
+  std::string file;  // name inside exercises/<lesson>/ and solutions/<lesson>/
+  std::string kind;  // "cpp" (compiled with the lesson's tests) or "answers" (markdown)
+  std::string key;   // answers only: the answer key's name inside solutions/<lesson>/
+  text title;
+  std::vector<std::string> hints_zh, hints_en;
+};
+
+struct item {
+  std::string id;  // also the Catch2 tag of the tests that earn it, e.g. [code.update]
+  std::string exercise;
+  double points = 0;
+  text title;
+  text pass_feedback, fail_feedback;
+};
+
+struct veto {
+  std::string id;  // code detectors are the tests tagged [veto:<id>]
+  text title;
+  text explain;
+};
+
+struct unit {
+  std::string id;
+  text title;
+  double max_score = 0;
+  double pass_line = 0;
+  std::vector<item> items;
+  std::vector<veto> vetoes;
+};
+
+struct manifest {
+  std::string lesson;
+  text title;
+  std::vector<exercise> exercises;
+  std::vector<unit> units;
+
+  const exercise* find_exercise(const std::string& id) const;
+  const exercise& exercise_of(const item& it) const;
+};
+
+// Where a course's files live, all derived from its root.
+struct course {
+  std::filesystem::path root;
+
+  std::filesystem::path lesson_dir(const std::string& lesson) const { return root / "lessons" / lesson; }
+  std::filesystem::path manifest_path(const std::string& lesson) const {
+    return lesson_dir(lesson) / "manifest.json";
+  }
+  std::filesystem::path exercises_dir(const std::string& lesson) const { return root / "exercises" / lesson; }
+  std::filesystem::path solutions_dir(const std::string& lesson) const { return root / "solutions" / lesson; }
+  std::filesystem::path mutants_dir(const std::string& lesson) const { return solutions_dir(lesson) / "mutants"; }
+  std::filesystem::path grading_tree(const std::string& lesson) const { return root / "build" / "grade" / lesson; }
+
+  std::vector<std::string> lessons() const;  // every lessons/*/manifest.json, sorted
+};
+
+// Finds the course root: `hint` if given, else the nearest directory above `start`
+// holding lessons/ and grader/, else the source tree the grader was built from.
+course find_course(const std::filesystem::path& hint, const std::filesystem::path& start);
+
+// Parses and checks a manifest; throws input_error naming the file and the problem.
+manifest load_manifest(const course& c, const std::string& lesson);
+
+}  // namespace grader

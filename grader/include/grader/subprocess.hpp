@@ -1,0 +1,38 @@
+// Runs a child process with a time limit, capturing its output. Used for builds
+// and for test binaries that run student code: a crash or a hang in the child
+// never takes the grader down.
+#pragma once
+
+#include <chrono>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace grader {
+
+struct run_result {
+  int exit_code = -1;   // valid when the child exited normally
+  int term_signal = 0;  // the signal that ended it, or 0
+  bool timed_out = false;
+  bool spawn_failed = false;  // the program could not be started (see output)
+  std::string output;         // stdout and stderr, interleaved, capped at max_output
+  double seconds = 0;
+
+  bool ok() const { return !spawn_failed && !timed_out && term_signal == 0 && exit_code == 0; }
+  std::string describe() const;  // "exit code 2", "killed by SIGSEGV", "timed out"
+};
+
+struct run_options {
+  std::filesystem::path cwd;  // empty: inherit
+  std::chrono::milliseconds timeout{std::chrono::minutes(10)};
+  size_t max_output = 8u << 20;
+  std::vector<std::string> env;  // extra NAME=value entries
+};
+
+// argv[0] is looked up on PATH. On timeout the child's whole process group is killed.
+run_result run_process(const std::vector<std::string>& argv, const run_options& options = {});
+
+// True when `program` is on PATH (or is a path to an executable file).
+bool on_path(const std::string& program);
+
+}  // namespace grader

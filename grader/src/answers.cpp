@@ -1,0 +1,283 @@
+// Parsing the answers file and grading it against the key (see answers.hpp).
+#include "grader/answers.hpp"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <regex>
+
+#include "grader/error.hpp"
+#include "grader/i18n.hpp"
+#include "grader/regions.hpp"
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace grader {
+namespace {
+
+std::string trim(std::string_view s) {
+  const auto b = s.find_first_not_of(" \t\r\n");
+  if (b == std::string_view::npos) return {};
+  const auto e = s.find_last_not_of(" \t\r\n");
+  return std::string(s.substr(b, e - b + 1));
+}
+
+std::string lower_ascii(std::string_view s) {
+  std::string out(s);
+  for (char& c : out)
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  return out;
+}
+
+void replace_all(std::string& s, std::string_view from, std::string_view to) {
+  for (size_t p = 0; (p = s.find(from, p)) != std::string::npos; p += to.size()) s.replace(p, from.size(), to);
+}
+
+// The first number in an answer ("~3.35 TB/s" -> 3.35); false if there is none.
+bool first_number(const std::string& s, double* out) {
+  static const std::regex number(R"([-+]?(\d+(\.\d*)?|\.\d+)([eE][-+]?\d+)?)");
+  std::string plain = s;
+  replace_all(plain, ",", "");  // thousands separators
+  std::smatch m;
+  if (!std::regex_search(plain, m, number)) return false;
+  *out = std::stod(m.str());
+  return true;
+}
+
+std::string letters(const std::set<std::string>& s) {
+  std::string out;
+  for (const auto& x : s) out += (out.empty() ? "(" : ", (") + x + ")";
+  return out.empty() ? "-" : out;
+}
+
+}  // namespace
+
+std::string normalise_term(std::string_view s) {
+  std::string t = lower_ascii(trim(s));
+  for (auto [from, to] : {std::pair{"²", "^2"}, {"³", "^3"}, {"Θ", ""}, {"θ", ""}, {"theta", ""},
+                          {"×", "*"}, {"·", "*"}, {"（", "("}, {"）", ")"}, {"／", "/"}, {"`", ""}, {"$", ""}})
+    replace_all(t, from, to);
+  std::string compact;
+  for (char c : t)
+    if (c != ' ' && c != '*' && c != '\t') compact.push_back(c);
+  // Drop a wrapping O(...) or (...).
+  if (compact.starts_with("o(") && compact.ends_with(")")) compact = compact.substr(2, compact.size() - 3);
+  if (compact.starts_with("(") && compact.ends_with(")") && compact.find(')') == compact.size() - 1)
+    compact = compact.substr(1, compact.size() - 2);
+  return compact;
+}
+
+answers_doc parse_answers(std::string_view text, std::string_view file_name) {
+  static const std::regex part_heading(R"(^\s*#{1,6}\s*\[([A-Za-z0-9_.-]+)\])");
+  static const std::regex checkbox(R"(^\s*[-*]\s*\[(.?)\]\s*(.*)$)");
+  static const std::regex label(R"(^\(([a-z])\))");
+  answers_doc doc;
+  answer_part* current = nullptr;
+  bool in_answer = false, in_comment = false;
+  int n = 0;
+  for (std::string_view raw : split_lines(text)) {
+    ++n;
+    std::string line(raw);
+    // HTML comments are notes to the reader, never answers.
+    if (in_comment) {
+      if (line.find("-->") == std::string::npos) continue;
+      line = line.substr(line.find("-->") + 3);
+      in_comment = false;
+    }
+    for (size_t b; (b = line.find("<!--")) != std::string::npos;) {
+      const size_t e = line.find("-->", b + 4);
+      if (e == std::string::npos) {
+        line = line.substr(0, b);
+        in_comment = true;
+        break;
+      }
+      line.erase(b, e + 3 - b);
+    }
+    const std::string t = trim(line);
+    std::smatch m;
+    if (t.starts_with("#")) {
+      in_answer = false;
+      current = nullptr;
+      if (std::regex_search(line, m, part_heading)) {
+        const std::string id = m[1].str();
+        if (doc.parts.count(id))
+          throw input_error(fmt::format("{}:{}: part [{}] appears twice (first at line {})", file_name, n, id,
+                                        doc.parts[id].line));
+        current = &doc.parts[id];
+        current->id = id;
+        current->line = n;
+      }
+      continue;
+    }
+    if (!current) continue;
+    if (in_answer) {
+      if (!current->answer.empty() || !t.empty()) current->answer += (current->answer.empty() ? "" : "\n") + t;
+      continue;
+    }
+    if (t.starts_with("answer:")) {
+      current->answer = trim(t.substr(7));
+      in_answer = true;
+      continue;
+    }
+    if (std::regex_match(line, m, checkbox)) {
+      const std::string mark = m[1].str(), rest = m[2].str();
+      std::smatch lm;
+      if (!std::regex_search(rest, lm, label))
+        throw input_error(fmt::format("{}:{}: a checkbox in [{}] lost its (a)-style label", file_name, n,
+                                      current->id));
+      const std::string option = lm[1].str();
+      current->options.insert(option);
+      if (mark == "x" || mark == "X")
+        current->ticked.insert(option);
+      else if (mark != " " && !mark.empty())
+        throw input_error(fmt::format("{}:{}: checkbox mark '[{}]' in [{}]: use [x] to tick or [ ] to leave", file_name,
+                                      n, mark, current->id));
+    }
+  }
+  for (auto& [id, part] : doc.parts) part.answer = trim(part.answer);
+  return doc;
+}
+
+double answer_key::points_of(const std::string& item) const {
+  double total = 0;
+  for (const auto& p : parts)
+    if (p.item == item) total += p.points;
+  return total;
+}
+
+answer_key load_answer_key(const fs::path& file) {
+  std::ifstream in(file);
+  if (!in) throw cannot_grade(fmt::format("answer key not found: {}", file.string()));
+  answer_key key;
+  try {
+    const json j = json::parse(in);
+    for (const json& p : j.at("parts")) {
+      key_part k;
+      k.id = p.at("id");
+      k.item = p.at("item");
+      k.type = p.at("type");
+      k.points = p.at("points");
+      if (k.type == "choice" || k.type == "multi") {
+        k.options = p.at("options").get<std::set<std::string>>();
+        k.correct = p.at("correct").get<std::set<std::string>>();
+      } else if (k.type == "number") {
+        k.value = p.at("value");
+        k.tolerance = p.at("tolerance");
+        k.unit = p.value("unit", "");
+      } else if (k.type == "term") {
+        for (const auto& a : p.at("accept")) k.accept.push_back(normalise_term(a.get<std::string>()));
+      } else if (k.type == "explanation") {
+        for (const json& kp : p.at("key_points")) {
+          key_point point{{kp.at("label").at("zh"), kp.at("label").at("en")}, {}};
+          for (const auto& s : kp.at("any")) point.any.push_back(lower_ascii(s.get<std::string>()));
+          k.key_points.push_back(std::move(point));
+        }
+      } else {
+        throw input_error(fmt::format("{}: part {} has unknown type \"{}\"", file.string(), k.id, k.type));
+      }
+      k.veto_if_selected = p.value("veto_if_selected", std::map<std::string, std::string>{});
+      k.veto_if_wrong = p.value("veto_if_wrong", "");
+      k.veto_if_blank = p.value("veto_if_blank", "");
+      if (p.contains("veto_if_outside")) {
+        k.outside_lo = p["veto_if_outside"].at("range").at(0);
+        k.outside_hi = p["veto_if_outside"].at("range").at(1);
+        k.veto_if_outside = p["veto_if_outside"].at("veto");
+      }
+      key.parts.push_back(std::move(k));
+    }
+  } catch (const json::exception& e) {
+    throw input_error(fmt::format("{}: malformed answer key: {}", file.string(), e.what()));
+  }
+  return key;
+}
+
+std::vector<part_grade> grade_answers(const answers_doc& doc, const answer_key& key, lang l) {
+  std::vector<part_grade> out;
+  for (const key_part& k : key.parts) {
+    part_grade g{k.id, k.item, 0, k.points, {}, k.type == "explanation", {}};
+    const auto found = doc.parts.find(k.id);
+    if (found == doc.parts.end()) {
+      g.feedback = trf(l, "{}：答案文件里没有这一部分（从 exercises 恢复该标题）",
+                       "{}: missing from the answers file (restore its heading from exercises/)", k.id);
+      if (!k.veto_if_blank.empty()) g.vetoes.push_back({k.veto_if_blank, g.feedback});
+      out.push_back(std::move(g));
+      continue;
+    }
+    const answer_part& a = found->second;
+    const bool blank = (k.type == "choice" || k.type == "multi") ? a.ticked.empty() : a.answer.empty();
+    if (blank) {
+      g.feedback = trf(l, "{}：未作答", "{}: not answered", k.id);
+      if (!k.veto_if_blank.empty()) g.vetoes.push_back({k.veto_if_blank, g.feedback});
+      out.push_back(std::move(g));
+      continue;
+    }
+
+    if (k.type == "choice" || k.type == "multi") {
+      for (const auto& t : a.ticked) {
+        const auto v = k.veto_if_selected.find(t);
+        if (v != k.veto_if_selected.end())
+          g.vetoes.push_back({v->second, trf(l, "{}：勾选了 ({})", "{}: ticked ({})", k.id, t)});
+      }
+      if (k.type == "choice") {
+        if (a.ticked.size() > 1) {
+          g.feedback = trf(l, "{}：单选题只能勾一个，勾了 {}", "{}: tick one box only; ticked {}", k.id,
+                           letters(a.ticked));
+        } else if (a.ticked == k.correct) {
+          g.points = k.points;
+        } else {
+          g.feedback = trf(l, "{}：选择不对", "{}: wrong choice", k.id);
+        }
+        if (g.points == 0 && !k.veto_if_wrong.empty())
+          g.vetoes.push_back({k.veto_if_wrong, trf(l, "{}：选了 {}", "{}: chose {}", k.id, letters(a.ticked))});
+      } else {
+        int right = 0, wrong = 0;
+        for (const auto& t : a.ticked) (k.correct.count(t) ? right : wrong)++;
+        g.points = k.points * std::max(0, right - wrong) / static_cast<double>(k.correct.size());
+        if (g.points < k.points)
+          g.feedback = trf(l, "{}：多选不完全对（对 {} 个，错 {} 个）", "{}: partly right ({} right, {} wrong ticks)",
+                           k.id, right, wrong);
+      }
+    } else if (k.type == "number") {
+      double x = 0;
+      if (!first_number(a.answer, &x)) {
+        g.feedback = trf(l, "{}：需要一个数字，写的是“{}”", "{}: needs a number, got \"{}\"", k.id, a.answer);
+      } else {
+        if (std::abs(x - k.value) <= k.tolerance + 1e-9 * std::abs(k.value))
+          g.points = k.points;
+        else
+          g.feedback = trf(l, "{}：数值不对（{}）", "{}: wrong value ({})", k.id, x);
+        if (!k.veto_if_outside.empty() && (x < k.outside_lo || x > k.outside_hi))
+          g.vetoes.push_back({k.veto_if_outside, trf(l, "{}：{} {} 的量级不对", "{}: {} {} is off by an order of magnitude",
+                                                     k.id, x, k.unit)});
+      }
+    } else if (k.type == "term") {
+      const std::string got = normalise_term(a.answer);
+      if (std::find(k.accept.begin(), k.accept.end(), got) != k.accept.end())
+        g.points = k.points;
+      else
+        g.feedback = trf(l, "{}：“{}” 不对", "{}: \"{}\" is not right", k.id, a.answer);
+    } else if (k.type == "explanation") {
+      const std::string text = lower_ascii(a.answer);
+      std::string missing;
+      int hits = 0;
+      for (const key_point& p : k.key_points) {
+        const bool hit = std::any_of(p.any.begin(), p.any.end(),
+                                     [&](const std::string& s) { return text.find(s) != std::string::npos; });
+        if (hit)
+          ++hits;
+        else
+          missing += (missing.empty() ? "" : tr(l, "、", "; ")) + p.label.in(l);
+      }
+      g.points = k.points * hits / static_cast<double>(k.key_points.size());
+      if (!missing.empty())
+        g.feedback = trf(l, "{}：没有提到：{}", "{}: does not mention: {}", k.id, missing);
+    }
+    out.push_back(std::move(g));
+  }
+  return out;
+}
+
+}  // namespace grader

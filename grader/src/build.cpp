@@ -1,0 +1,148 @@
+// Grading build trees (see build.hpp).
+#include "grader/build.hpp"
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include <fmt/format.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "grader/error.hpp"
+#include "grader/regions.hpp"
+#include "grader/subprocess.hpp"
+
+namespace fs = std::filesystem;
+
+namespace grader {
+namespace {
+
+std::string read_file(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// Rewrites a file only when its content changes, so an unchanged wrapper keeps its
+// timestamp and ninja has nothing to do.
+void write_if_changed(const fs::path& p, const std::string& content) {
+  if (fs::exists(p) && read_file(p) == content) return;
+  std::ofstream(p, std::ios::binary) << content;
+}
+
+std::string first_error_line(const std::string& output) {
+  for (std::string_view line : split_lines(output))
+    if (line.find("Error") != std::string_view::npos || line.find("error") != std::string_view::npos)
+      return std::string(line);
+  return output.substr(0, output.find('\n'));
+}
+
+}  // namespace
+
+std::string display_path(const fs::path& p) {
+  std::error_code ec;
+  const fs::path rel = fs::relative(p, fs::current_path(ec), ec);
+  if (!ec && !rel.empty() && !rel.string().starts_with("..")) return rel.string();
+  return p.string();
+}
+
+std::string student_diagnostics(const std::string& output,
+                                const std::map<std::string, fs::path>& student_files) {
+  std::string shown, fallback;
+  bool context = false;
+  int fallback_lines = 0;
+  for (std::string_view line : split_lines(output)) {
+    bool mine = false;
+    for (const auto& [name, path] : student_files) {
+      const std::string abs = path.string();
+      if (line.starts_with(abs + ":")) {
+        shown += display_path(path) + std::string(line.substr(abs.size())) + "\n";
+        mine = true;
+        break;
+      }
+    }
+    if (mine) {
+      context = true;
+      continue;
+    }
+    // gcc's source excerpt and caret lines follow the message they belong to.
+    const bool excerpt = !line.empty() && (line.front() == ' ' || std::isdigit(static_cast<unsigned char>(line.front())));
+    if (context && excerpt && line.find(": ") == std::string_view::npos) {
+      shown += std::string(line) + "\n";
+      continue;
+    }
+    context = false;
+    if (fallback_lines < 12 && (line.find("error") != std::string_view::npos ||
+                                line.find("undefined reference") != std::string_view::npos)) {
+      fallback += std::string(line) + "\n";
+      ++fallback_lines;
+    }
+  }
+  return shown.empty() ? fallback : shown;
+}
+
+grading_tree::grading_tree(const course& c, const manifest& m, fs::path dir)
+    : course_(c), manifest_(m), dir_(std::move(dir)) {
+  std::error_code ec;
+  fs::create_directories(dir_ / "submission", ec);
+  if (ec) throw cannot_grade(fmt::format("cannot create the build tree {}: {}", dir_.string(), ec.message()));
+  lock_fd_ = open((dir_ / ".grader.lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (lock_fd_ >= 0) flock(lock_fd_, LOCK_EX);
+}
+
+grading_tree::~grading_tree() {
+  if (lock_fd_ >= 0) close(lock_fd_);  // releases the lock
+}
+
+build_outcome grading_tree::build(const std::map<std::string, fs::path>& files, std::chrono::seconds timeout) {
+  const auto start = std::chrono::steady_clock::now();
+  if (!on_path("cmake")) throw cannot_grade("cmake not found: run .ci/install-deps (or apt-get install cmake)");
+  const bool ninja = on_path("ninja");
+
+  for (const auto& [name, path] : files) {
+    if (path.string().find('"') != std::string::npos)
+      throw cannot_grade(fmt::format("cannot compile a file whose path holds a quote: {}", path.string()));
+    write_if_changed(dir_ / "submission" / name,
+                     fmt::format("// Written by the grader: compiles the submission's own file.\n#include \"{}\"\n",
+                                 fs::absolute(path).lexically_normal().string()));
+  }
+
+  run_options opts;
+  opts.timeout = timeout;
+  if (!fs::exists(dir_ / "CMakeCache.txt") || !fs::exists(dir_ / (ninja ? "build.ninja" : "Makefile"))) {
+    std::vector<std::string> cmd = {"cmake", "-S", course_.root.string(), "-B", dir_.string(),
+                                    "-DCOURSE_GRADING_LESSON=" + manifest_.lesson, "-DCMAKE_BUILD_TYPE=Release"};
+    if (ninja) cmd.insert(cmd.end(), {"-G", "Ninja"});
+    const run_result conf = run_process(cmd, opts);
+    if (!conf.ok())
+      throw cannot_grade(fmt::format("configuring the grading build failed ({}): {}", conf.describe(),
+                                     first_error_line(conf.output)));
+  }
+
+  const std::string target = manifest_.lesson + "_tests";
+  const std::vector<std::string> cmd =
+      ninja ? std::vector<std::string>{"ninja", "-C", dir_.string(), target}
+            : std::vector<std::string>{"cmake", "--build", dir_.string(), "--target", target};
+  const run_result built = run_process(cmd, opts);
+
+  build_outcome out;
+  out.tests_binary = dir_ / "bin" / target;
+  out.ok = built.ok() && fs::exists(out.tests_binary);
+  if (!out.ok) {
+    if (built.timed_out) {
+      out.diagnostics = fmt::format("the build {}", built.describe());
+    } else {
+      std::map<std::string, fs::path> abs;
+      for (const auto& [name, path] : files) abs[name] = fs::absolute(path).lexically_normal();
+      out.diagnostics = student_diagnostics(built.output, abs);
+      if (out.diagnostics.empty()) out.diagnostics = first_error_line(built.output);
+    }
+  }
+  out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return out;
+}
+
+}  // namespace grader

@@ -1,0 +1,230 @@
+// The grading pipeline (see grade.hpp).
+#include "grader/grade.hpp"
+
+#include <fmt/format.h>
+
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <thread>
+
+#include "grader/answers.hpp"
+#include "grader/build.hpp"
+#include "grader/catch_run.hpp"
+#include "grader/error.hpp"
+#include "grader/i18n.hpp"
+#include "grader/regions.hpp"
+
+namespace fs = std::filesystem;
+
+namespace grader {
+namespace {
+
+std::string read_text(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  if (!in) throw cannot_grade(fmt::format("cannot read {}", display_path(p)));
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+std::string item_tag(const item& it) { return "[" + it.id + "]"; }
+std::string veto_tag(const veto& v) { return "[veto:" + v.id + "]"; }
+
+// The first failure of a tag's tests, told briefly: the test, then what broke.
+std::string failure_summary(const tag_run& run, lang l) {
+  if (run.process.timed_out)
+    return trf(l, "测试超时（{}）：学生代码里有死循环？", "tests {}: an infinite loop in the student code?",
+               run.process.describe());
+  if (run.process.term_signal) {
+    const std::string where = run.records.size() < 1 ? "" : fmt::format(" after '{}'", run.records.back().name);
+    return trf(l, "测试进程崩溃（{}）{}：越界访问？", "the test process crashed ({}){}: an out-of-bounds access?",
+               run.process.describe(), where);
+  }
+  for (const test_record& r : run.records) {
+    if (r.passed) continue;
+    if (r.failures.empty()) return fmt::format("'{}': {}", r.name, tr(l, "没有断言", "made no assertion"));
+    const test_failure& f = r.failures.front();
+    std::string what;
+    if (f.kind == "exception" || f.kind == "fatal" || f.kind == "fail") {
+      what = f.message;
+    } else {
+      what = f.expanded.empty() ? f.expression : fmt::format("{}  [{}]", f.expression, f.expanded);
+    }
+    std::string out = fmt::format("'{}': {}", r.name, what);
+    for (const auto& info : f.info) out += "\n  " + info;
+    return out;
+  }
+  if (run.records.empty())
+    return trf(l, "这一项没有测试（{}）", "no tests ran for this item ({})", run.process.describe());
+  return trf(l, "测试进程异常结束（{}）", "the test process ended badly ({})", run.process.describe());
+}
+
+// A veto detector's reason: the INFO lines of its failed check.
+std::string veto_reason(const tag_run& run) {
+  for (const test_record& r : run.records)
+    for (const test_failure& f : r.failures) {
+      std::string out;
+      for (const auto& info : f.info)
+        if (info.rfind("rng seed", 0) != 0) out += (out.empty() ? "" : " ") + info;
+      return out.empty() ? r.name : out;
+    }
+  return {};
+}
+
+// A veto fires only when its detector ran to the end and failed.
+bool veto_fired(const tag_run& run) {
+  if (run.process.spawn_failed || run.process.timed_out || run.process.term_signal) return false;
+  for (const test_record& r : run.records)
+    if (!r.passed && !r.failures.empty() && r.failures.front().kind == "assertion") return true;
+  return false;
+}
+
+}  // namespace
+
+std::map<std::string, fs::path> submission_files(const manifest& m, const fs::path& dir, const fs::path& fallback) {
+  if (!fs::is_directory(dir)) throw cannot_grade(fmt::format("no such folder: {}", display_path(dir)));
+  std::map<std::string, fs::path> files;
+  for (const exercise& e : m.exercises) {
+    fs::path p = dir / e.file;
+    if (!fs::exists(p) && !fallback.empty()) p = fallback / e.file;
+    if (!fs::is_regular_file(p))
+      throw cannot_grade(fmt::format("missing file {} (restore it with: git checkout -- {})", display_path(dir / e.file),
+                                     display_path(dir / e.file)));
+    files[e.file] = fs::absolute(p).lexically_normal();
+  }
+  return files;
+}
+
+report grade(const course& c, const manifest& m, const grade_request& req) {
+  const lang l = req.language;
+  report rep;
+  rep.lesson = m.lesson;
+  rep.title = m.title.in(l);
+  rep.submission = req.label;
+  rep.language = l;
+  rep.seed = req.seed;
+
+  std::vector<const unit*> units;
+  for (const unit& u : m.units)
+    if (req.unit.empty() || req.unit == u.id) units.push_back(&u);
+  if (units.empty()) throw cannot_grade(fmt::format("lesson {} has no unit '{}'", m.lesson, req.unit));
+
+  // Which exercises the chosen units touch.
+  std::set<std::string> used;
+  for (const unit* u : units)
+    for (const item& it : u->items) used.insert(it.exercise);
+  bool needs_build = false;
+  for (const exercise& e : m.exercises) needs_build |= e.kind == "cpp" && used.count(e.id);
+
+  // Static look at the C++ files: blanks still empty.
+  for (const exercise& e : m.exercises) {
+    if (e.kind != "cpp" || !used.count(e.id)) continue;
+    const auto blanks = find_blanks(read_text(req.files.at(e.file)));
+    if (blanks.empty()) continue;
+    std::string list;
+    for (const auto& b : blanks) list += fmt::format("{}{} ({} {})", list.empty() ? "" : ", ", b.name, tr(l, "行", "line"), b.line);
+    rep.messages.push_back(trf(l, "{}：还有 {} 个空没填：{}", "{}: {} blank(s) still empty: {}",
+                               display_path(req.files.at(e.file)), blanks.size(), list));
+  }
+
+  // Build and run the code tests, one child process per item and per veto detector.
+  std::map<std::string, tag_run> runs;
+  std::string build_error;
+  if (needs_build) {
+    grading_tree tree(c, m, req.tree.empty() ? c.grading_tree(m.lesson) : req.tree);
+    const build_outcome built = tree.build(req.files, req.build_timeout);
+    if (!built.ok) {
+      build_error = built.diagnostics;
+      rep.messages.push_back(trf(l, "编译失败：\n{}", "Compilation failed:\n{}", built.diagnostics));
+    } else {
+      const auto available = list_tags(built.tests_binary);
+      auto has = [&](const std::string& t) { return std::find(available.begin(), available.end(), t) != available.end(); };
+      std::vector<std::string> tags;
+      for (const unit* u : units) {
+        for (const item& it : u->items)
+          if (m.exercise_of(it).kind == "cpp") tags.push_back(item_tag(it));
+        for (const veto& v : u->vetoes)
+          if (has(veto_tag(v))) tags.push_back(veto_tag(v));
+      }
+      const unsigned jobs = std::max(2u, std::thread::hardware_concurrency());
+      for (auto& run : run_tags(built.tests_binary, tags, req.seed, req.test_timeout, jobs)) runs[run.tag] = std::move(run);
+    }
+  }
+
+  // Answers files: parse once, grade against their key.
+  std::map<std::string, std::vector<part_grade>> answer_grades;  // by exercise id
+  std::map<std::string, std::string> answer_errors;
+  for (const exercise& e : m.exercises) {
+    if (e.kind != "answers" || !used.count(e.id)) continue;
+    const answer_key key = load_answer_key(c.solutions_dir(m.lesson) / e.key);
+    try {
+      const answers_doc doc = parse_answers(read_text(req.files.at(e.file)), display_path(req.files.at(e.file)));
+      answer_grades[e.id] = grade_answers(doc, key, l);
+    } catch (const input_error& err) {
+      answer_errors[e.id] = err.what();
+      rep.messages.push_back(trf(l, "答案文件无法读取：{}", "Cannot read the answers file: {}", err.what()));
+    }
+  }
+
+  for (const unit* u : units) {
+    unit_report ur;
+    ur.id = u->id;
+    ur.title = u->title.in(l);
+    ur.max_score = u->max_score;
+    ur.pass_line = u->pass_line;
+    auto veto_title = [&](const std::string& id) {
+      for (const veto& v : u->vetoes)
+        if (v.id == id) return v.title.in(l);
+      return id;
+    };
+    for (const item& it : u->items) {
+      item_result r{it.id, it.title.in(l), 0, it.points, item_status::fail, {}, false};
+      const exercise& e = m.exercise_of(it);
+      if (e.kind == "cpp") {
+        if (!build_error.empty()) {
+          r.status = item_status::error;
+          r.feedback = tr(l, "代码无法编译（见上）", "the code does not compile (see above)");
+        } else {
+          const tag_run& run = runs.at(item_tag(it));
+          if (run.passed()) {
+            r.points = it.points;
+            r.status = item_status::pass;
+            r.feedback = it.pass_feedback.in(l);
+          } else {
+            r.status = run.process.timed_out || run.process.term_signal ? item_status::error : item_status::fail;
+            r.feedback = it.fail_feedback.in(l);
+            r.feedback += (r.feedback.empty() ? "" : "\n") + failure_summary(run, l);
+          }
+        }
+      } else if (answer_errors.count(e.id)) {
+        r.status = item_status::error;
+        r.feedback = answer_errors[e.id];
+      } else {
+        std::string notes;
+        for (const part_grade& g : answer_grades[e.id]) {
+          if (g.item != it.id) continue;
+          r.points += g.points;
+          r.needs_review |= g.needs_review;
+          if (!g.feedback.empty()) notes += (notes.empty() ? "" : "\n") + g.feedback;
+          for (const veto_hit& v : g.vetoes) ur.add_veto(v.id, veto_title(v.id), v.reason);
+        }
+        r.feedback = notes;
+        r.status = r.points >= it.points - 1e-9 ? item_status::pass
+                   : r.points > 1e-9            ? item_status::partial
+                                                : item_status::fail;
+      }
+      ur.items.push_back(std::move(r));
+    }
+    for (const veto& v : u->vetoes) {
+      const auto run = runs.find(veto_tag(v));
+      if (run != runs.end() && veto_fired(run->second))
+        ur.add_veto(v.id, v.title.in(l), tr(l, "代码：", "code: ") + veto_reason(run->second));
+    }
+    ur.finish();
+    rep.units.push_back(std::move(ur));
+  }
+  return rep;
+}
+
+}  // namespace grader

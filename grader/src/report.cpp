@@ -1,0 +1,147 @@
+// Report scoring, JSON and the terminal table (see report.hpp).
+#include "grader/report.hpp"
+
+#include <fmt/format.h>
+
+#include <cmath>
+
+#include "grader/i18n.hpp"
+#include "grader/regions.hpp"
+
+namespace grader {
+namespace {
+
+double round2(double x) { return std::round(x * 100.0) / 100.0; }
+
+std::string pad(const std::string& s, size_t width) {
+  const size_t w = display_width(s);
+  return w >= width ? s : s + std::string(width - w, ' ');
+}
+
+std::string points_text(double x) { return fmt::format("{:g}", round2(x)); }
+
+nlohmann::json unit_json(const unit_report& u, const report& r) {
+  nlohmann::json items = nlohmann::json::array(), vetoes = nlohmann::json::array();
+  for (const auto& it : u.items)
+    items.push_back({{"id", it.id},
+                     {"title", it.title},
+                     {"points", round2(it.points)},
+                     {"max_points", it.max_points},
+                     {"status", to_string(it.status)},
+                     {"feedback", it.feedback},
+                     {"needs_review", it.needs_review}});
+  for (const auto& v : u.vetoes) vetoes.push_back({{"id", v.id}, {"reason", v.reason}});
+  return {{"lesson", r.lesson},   {"unit", u.id},          {"score", round2(u.score)},
+          {"max_score", u.max_score}, {"pass_line", u.pass_line}, {"passed", u.passed},
+          {"vetoes", vetoes},     {"items", items}};
+}
+
+}  // namespace
+
+const char* to_string(item_status s) {
+  switch (s) {
+    case item_status::pass: return "pass";
+    case item_status::partial: return "partial";
+    case item_status::fail: return "fail";
+    case item_status::error: return "error";
+  }
+  return "error";
+}
+
+size_t display_width(std::string_view s) {
+  size_t w = 0;
+  for (size_t i = 0; i < s.size();) {
+    const unsigned char c = s[i];
+    char32_t cp = c;
+    int len = 1;
+    if (c >= 0xF0) { cp = c & 0x07; len = 4; }
+    else if (c >= 0xE0) { cp = c & 0x0F; len = 3; }
+    else if (c >= 0xC0) { cp = c & 0x1F; len = 2; }
+    for (int k = 1; k < len && i + k < s.size(); ++k) cp = (cp << 6) | (s[i + k] & 0x3F);
+    i += len;
+    const bool wide = (cp >= 0x1100 && cp <= 0x115F) || (cp >= 0x2E80 && cp <= 0xA4CF) ||
+                      (cp >= 0xAC00 && cp <= 0xD7A3) || (cp >= 0xF900 && cp <= 0xFAFF) ||
+                      (cp >= 0xFE30 && cp <= 0xFE4F) || (cp >= 0xFF00 && cp <= 0xFF60) ||
+                      (cp >= 0xFFE0 && cp <= 0xFFE6);
+    w += wide ? 2 : 1;
+  }
+  return w;
+}
+
+void unit_report::add_veto(const std::string& id, const std::string& veto_title, const std::string& reason) {
+  for (auto& v : vetoes)
+    if (v.id == id) {
+      if (v.reason.find(reason) == std::string::npos) v.reason += "; " + reason;
+      return;
+    }
+  vetoes.push_back({id, veto_title, reason});
+}
+
+void unit_report::finish() {
+  score = 0;
+  for (auto& it : items) {
+    it.points = round2(it.points);
+    score += it.points;
+  }
+  score = round2(score);
+  passed = score >= pass_line - 1e-9 && vetoes.empty();
+}
+
+bool report::passed() const {
+  for (const auto& u : units)
+    if (!u.passed) return false;
+  return !units.empty();
+}
+
+nlohmann::json to_json(const report& r) {
+  nlohmann::json out = r.units.empty() ? nlohmann::json::object() : unit_json(r.units.front(), r);
+  out["title"] = r.title;
+  out["submission"] = r.submission;
+  out["seed"] = r.seed;
+  out["lang"] = r.language == lang::zh ? "zh" : "en";
+  out["messages"] = r.messages;
+  out["units"] = nlohmann::json::array();
+  for (const auto& u : r.units) out["units"].push_back(unit_json(u, r));
+  return out;
+}
+
+std::string render_text(const report& r, bool color) {
+  const lang l = r.language;
+  auto paint = [&](const std::string& s, const char* code) {
+    return color ? fmt::format("\033[{}m{}\033[0m", code, s) : s;
+  };
+  std::string out = fmt::format("{}\n{} {}\n", paint(r.title, "1"), tr(l, "提交：", "Submission:"), r.submission);
+  for (const auto& m : r.messages) {
+    out += "\n";
+    for (std::string_view line : split_lines(m)) out += fmt::format("  {}\n", line);
+  }
+  for (const auto& u : r.units) {
+    out += fmt::format("\n{}\n", paint(u.title, "1"));
+    size_t id_w = 0, title_w = 0;
+    for (const auto& it : u.items) {
+      id_w = std::max(id_w, display_width(it.id));
+      title_w = std::max(title_w, display_width(it.title));
+    }
+    for (const auto& it : u.items) {
+      const char* mark = it.status == item_status::pass ? "✓" : it.status == item_status::partial ? "~" : "✗";
+      const char* code = it.status == item_status::pass ? "32" : it.status == item_status::partial ? "33" : "31";
+      out += fmt::format("  {} {}  {}  {:>5} / {:g}{}\n", paint(mark, code), pad(it.id, id_w), pad(it.title, title_w),
+                         points_text(it.points), it.max_points,
+                         it.needs_review ? tr(l, "  （待人工复核）", "  (needs review)") : "");
+      if (!it.feedback.empty())
+        for (std::string_view line : split_lines(it.feedback)) out += fmt::format("      {}\n", line);
+    }
+    if (!u.vetoes.empty()) {
+      out += fmt::format("  {}\n", paint(tr(l, "一票否决：", "Vetoes:"), "31;1"));
+      for (const auto& v : u.vetoes) out += fmt::format("    ✗ {} — {}\n      {}\n", v.id, v.title, v.reason);
+    } else {
+      out += fmt::format("  {}\n", tr(l, "一票否决：无", "Vetoes: none"));
+    }
+    const std::string verdict = u.passed ? paint("PASS", "32;1") : paint("FAIL", "31;1");
+    out += fmt::format("  {} {} / {:g}   {} {:g}   {}\n", tr(l, "得分", "Score"), points_text(u.score), u.max_score,
+                       tr(l, "通过线", "pass line"), u.pass_line, verdict);
+  }
+  return out;
+}
+
+}  // namespace grader

@@ -49,6 +49,16 @@ function(course_add_lesson lesson)
   target_link_libraries(${lesson}_tests PRIVATE ${lesson}_test_objects ${lesson}_exercises course_testing)
   set_target_properties(${lesson}_tests PROPERTIES RUNTIME_OUTPUT_DIRECTORY "${CMAKE_BINARY_DIR}/bin")
 
+  # Checks of the lesson's content (e.g. the figures in its notes): not graded.
+  file(GLOB check_sources CONFIGURE_DEPENDS "${lesson_dir}/checks/*.cpp")
+  if(check_sources AND NOT arg_GRADING AND COURSE_BUILD_TESTS)
+    add_executable(${lesson}_checks ${check_sources})
+    target_link_libraries(${lesson}_checks PRIVATE course_testing)
+    target_compile_definitions(${lesson}_checks PRIVATE LESSON_DIR="${lesson_dir}")
+    set_target_properties(${lesson}_checks PROPERTIES RUNTIME_OUTPUT_DIRECTORY "${CMAKE_BINARY_DIR}/bin")
+    add_test(NAME ${lesson}.checks COMMAND ${lesson}_checks)
+  endif()
+
   if(NOT arg_GRADING AND COURSE_BUILD_TESTS)
     # The solutions must pass every test, veto detectors included, on fresh inputs.
     add_test(NAME ${lesson}.solutions COMMAND ${lesson}_tests --rng-seed time)

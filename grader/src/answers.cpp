@@ -197,9 +197,10 @@ answer_key load_answer_key(const fs::path& file) {
 std::vector<part_grade> grade_answers(const answers_doc& doc, const answer_key& key, lang l) {
   std::vector<part_grade> out;
   for (const key_part& k : key.parts) {
-    part_grade g{k.id, k.item, 0, k.points, {}, k.type == "explanation", {}};
+    part_grade g{k.id, k.item, 0, k.points, {}, k.type == "explanation", false, {}};
     const auto found = doc.parts.find(k.id);
     if (found == doc.parts.end()) {
+      g.blank = true;
       g.feedback = trf(l, "{}：答案文件里没有这一部分（从 exercises 恢复该标题）",
                        "{}: missing from the answers file (restore its heading from exercises/)", k.id);
       if (!k.veto_if_blank.empty()) g.vetoes.push_back({k.veto_if_blank, g.feedback});
@@ -209,6 +210,7 @@ std::vector<part_grade> grade_answers(const answers_doc& doc, const answer_key& 
     const answer_part& a = found->second;
     const bool blank = (k.type == "choice" || k.type == "multi") ? a.ticked.empty() : a.answer.empty();
     if (blank) {
+      g.blank = true;
       g.feedback = trf(l, "{}：未作答", "{}: not answered", k.id);
       if (!k.veto_if_blank.empty()) g.vetoes.push_back({k.veto_if_blank, g.feedback});
       out.push_back(std::move(g));

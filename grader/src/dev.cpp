@@ -5,6 +5,7 @@
 #include <fmt/ostream.h>
 
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
@@ -69,6 +70,35 @@ std::set<std::string> veto_ids(const unit_report& u) {
 std::string verdict_text(const unit_report& u) {
   return fmt::format("{:g}/{:g}, not passed: {}; vetoes: {}; {}", u.score, u.max_score, join(not_passed(u)),
                      join(veto_ids(u)), u.passed ? "PASS" : "FAIL");
+}
+
+// A mutant is the solution with the mutant folder's files laid over it and its
+// "edits" applied (each `find` must occur exactly once, so a mutant cannot
+// silently go stale when the solution changes). Every file is written to
+// out_root/<name>/, which `grader <lesson> --submission` can grade by hand.
+std::map<std::string, fs::path> materialise_mutant(const course& c, const manifest& m, const fs::path& dir,
+                                                   const nlohmann::json& spec, const fs::path& out_root) {
+  std::map<std::string, fs::path> files = submission_files(m, dir, c.solutions_dir(m.lesson));
+  const std::string name = dir.filename().string();
+  std::map<std::string, std::string> edited;
+  for (const auto& [file, path] : files) edited[file] = read_text(path);
+  for (const auto& e : spec.value("edits", nlohmann::json::array())) {
+    const std::string file = e.at("file"), find = e.at("find"), replace = e.at("replace");
+    if (!files.count(file)) throw input_error(fmt::format("mutant {}: edits unknown file {}", name, file));
+    std::string& text = edited[file];
+    const size_t at = text.find(find);
+    if (at == std::string::npos || text.find(find, at + 1) != std::string::npos)
+      throw input_error(fmt::format("mutant {}: \"{}\" must occur exactly once in {} (stale mutant?)", name, find, file));
+    text.replace(at, find.size(), replace);
+  }
+  const fs::path out = out_root / name;
+  fs::create_directories(out);
+  for (const auto& [file, text] : edited) {
+    const fs::path p = out / file;
+    if (!fs::exists(p) || read_text(p) != text) std::ofstream(p, std::ios::binary) << text;
+    files[file] = p;
+  }
+  return files;
 }
 
 }  // namespace
@@ -191,17 +221,25 @@ dev_check_result dev_check(const course& c, const manifest& m, unsigned seed, st
     const auto want_failed = expect.value("failed_items", std::set<std::string>{});
     const auto want_vetoes = expect.value("vetoes", std::set<std::string>{});
     grade_request mr = base;
-    mr.files = submission_files(m, dir, c.solutions_dir(m.lesson));
     mr.label = "mutant " + name;
     mr.unit = unit_id;
+    if (spec.contains("test_timeout_s"))
+      mr.test_timeout = std::chrono::milliseconds(static_cast<long>(spec["test_timeout_s"].get<double>() * 1000));
+    try {
+      mr.files = materialise_mutant(c, m, dir, spec, c.grading_tree(m.lesson).parent_path() / (m.lesson + "-mutants"));
+    } catch (const input_error& e) {
+      ck.verdict(false, "mutant " + name, e.what());
+      continue;
+    }
     const report got = grade(c, m, mr);
     const unit_report& u = got.units.front();
     const bool want_pass = want_failed.empty() && want_vetoes.empty();
     const bool ok = not_passed(u) == want_failed && veto_ids(u) == want_vetoes &&
                     u.passed == expect.value("passed", want_pass);
     ck.verdict(ok, fmt::format("mutant {}: {}", name, spec.value("description", "")),
-               ok ? "" : fmt::format("declared not passed: {}; vetoes: {}\n         got {}", join(want_failed),
-                                     join(want_vetoes), verdict_text(u)));
+               ok ? "" : fmt::format("declared not passed: {}; vetoes: {}\n         got {}\n         reproduce: grader {} --submission {}",
+                                     join(want_failed), join(want_vetoes), verdict_text(u), m.lesson,
+                                     display_path(c.grading_tree(m.lesson).parent_path() / (m.lesson + "-mutants") / name)));
   }
   if (dirs.empty()) ck.verdict(false, "mutants exist in " + display_path(mutants));
 

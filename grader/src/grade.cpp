@@ -28,6 +28,9 @@ std::string read_text(const fs::path& p) {
   return s.str();
 }
 
+// The tests' "rng seed ..." line: the report states the seed once instead.
+bool is_seed_note(const std::string& info) { return info.rfind("rng seed", 0) == 0; }
+
 std::string item_tag(const item& it) { return "[" + it.id + "]"; }
 std::string veto_tag(const veto& v) { return "[veto:" + v.id + "]"; }
 
@@ -37,9 +40,16 @@ std::string failure_summary(const tag_run& run, lang l) {
     return trf(l, "测试超时（{}）：学生代码里有死循环？", "tests {}: an infinite loop in the student code?",
                run.process.describe());
   if (run.process.term_signal) {
-    const std::string where = run.records.size() < 1 ? "" : fmt::format(" after '{}'", run.records.back().name);
-    return trf(l, "测试进程崩溃（{}）{}：越界访问？", "the test process crashed ({}){}: an out-of-bounds access?",
-               run.process.describe(), where);
+    // Catch2's signal handler records the test that was running when it crashed.
+    std::string where;
+    for (const test_record& r : run.records)
+      for (const test_failure& f : r.failures)
+        if (f.kind == "fatal") where = r.name;
+    return where.empty()
+               ? trf(l, "测试进程崩溃（{}）：越界访问？", "the test process crashed ({}): an out-of-bounds access?",
+                     run.process.describe())
+               : trf(l, "'{}' 运行中崩溃（{}）：越界访问？", "'{}' crashed ({}): an out-of-bounds access?", where,
+                     run.process.describe());
   }
   for (const test_record& r : run.records) {
     if (r.passed) continue;
@@ -52,7 +62,8 @@ std::string failure_summary(const tag_run& run, lang l) {
       what = f.expanded.empty() ? f.expression : fmt::format("{}  [{}]", f.expression, f.expanded);
     }
     std::string out = fmt::format("'{}': {}", r.name, what);
-    for (const auto& info : f.info) out += "\n  " + info;
+    for (const auto& info : f.info)
+      if (!is_seed_note(info)) out += "\n  " + info;
     return out;
   }
   if (run.records.empty())
@@ -66,7 +77,7 @@ std::string veto_reason(const tag_run& run) {
     for (const test_failure& f : r.failures) {
       std::string out;
       for (const auto& info : f.info)
-        if (info.rfind("rng seed", 0) != 0) out += (out.empty() ? "" : " ") + info;
+        if (!is_seed_note(info)) out += (out.empty() ? "" : " ") + info;
       return out.empty() ? r.name : out;
     }
   return {};
@@ -124,8 +135,9 @@ report grade(const course& c, const manifest& m, const grade_request& req) {
     if (blanks.empty()) continue;
     std::string list;
     for (const auto& b : blanks) list += fmt::format("{}{} ({} {})", list.empty() ? "" : ", ", b.name, tr(l, "行", "line"), b.line);
-    rep.messages.push_back(trf(l, "{}：还有 {} 个空没填：{}", "{}: {} blank(s) still empty: {}",
-                               display_path(req.files.at(e.file)), blanks.size(), list));
+    rep.messages.push_back(trf(l, "{}：还有 {} 个空没填：{}（提示：grader hint {}）",
+                               "{}: {} blank(s) still empty: {} (hints: grader hint {})",
+                               display_path(req.files.at(e.file)), blanks.size(), list, m.lesson));
   }
 
   // Build and run the code tests, one child process per item and per veto detector.
@@ -201,14 +213,18 @@ report grade(const course& c, const manifest& m, const grade_request& req) {
         r.status = item_status::error;
         r.feedback = answer_errors[e.id];
       } else {
-        std::string notes;
+        std::string notes, blank;
         for (const part_grade& g : answer_grades[e.id]) {
           if (g.item != it.id) continue;
           r.points += g.points;
           r.needs_review |= g.needs_review;
-          if (!g.feedback.empty()) notes += (notes.empty() ? "" : "\n") + g.feedback;
+          if (g.blank)
+            blank += (blank.empty() ? "" : ", ") + g.id;
+          else if (!g.feedback.empty())
+            notes += (notes.empty() ? "" : "\n") + g.feedback;
           for (const veto_hit& v : g.vetoes) ur.add_veto(v.id, veto_title(v.id), v.reason);
         }
+        if (!blank.empty()) notes = trf(l, "未作答：{}", "not answered: {}", blank) + (notes.empty() ? "" : "\n") + notes;
         r.feedback = notes;
         r.status = r.points >= it.points - 1e-9 ? item_status::pass
                    : r.points > 1e-9            ? item_status::partial

@@ -110,7 +110,10 @@ std::string render_text(const report& r, bool color) {
   auto paint = [&](const std::string& s, const char* code) {
     return color ? fmt::format("\033[{}m{}\033[0m", code, s) : s;
   };
-  std::string out = fmt::format("{}\n{} {}\n", paint(r.title, "1"), tr(l, "提交：", "Submission:"), r.submission);
+  std::string out = fmt::format("{}\n{} {}\n{} {}\n", paint(r.title, "1"), tr(l, "提交：", "Submission:"), r.submission,
+                                tr(l, "随机种子：", "Seed:"),
+                                trf(l, "{}（用 --seed {} 复现同样的测试输入）", "{} (--seed {} reproduces the test inputs)",
+                                    r.seed, r.seed));
   for (const auto& m : r.messages) {
     out += "\n";
     for (std::string_view line : split_lines(m)) out += fmt::format("  {}\n", line);

@@ -76,6 +76,7 @@ struct part_grade {
   double points = 0, max_points = 0;
   std::string feedback;  // empty when full marks
   bool needs_review = false;
+  bool blank = false;  // not answered (or its heading is missing)
   std::vector<veto_hit> vetoes;
 };
 

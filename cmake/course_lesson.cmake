@@ -68,6 +68,17 @@ function(course_add_lesson lesson)
       add_test(NAME ${lesson}.dev_check
                COMMAND grader dev check ${lesson} --root "${PROJECT_SOURCE_DIR}")
       set_tests_properties(${lesson}.dev_check PROPERTIES TIMEOUT 1200)
+      # The JSON report of a failing and of a passing submission obeys docs/report.schema.json.
+      find_package(Python3 COMPONENTS Interpreter QUIET)
+      if(Python3_FOUND)
+        set(reports "${CMAKE_BINARY_DIR}/reports/${lesson}")
+        add_test(NAME ${lesson}.report_schema
+                 COMMAND sh -c "mkdir -p '${reports}' && \
+                   { '$<TARGET_FILE:grader>' ${lesson} --root '${PROJECT_SOURCE_DIR}' --json '${reports}/exercises.json' >/dev/null; test $? -eq 1; } && \
+                   '$<TARGET_FILE:grader>' ${lesson} --answers --root '${PROJECT_SOURCE_DIR}' --json '${reports}/answers.json' >/dev/null && \
+                   '${Python3_EXECUTABLE}' '${PROJECT_SOURCE_DIR}/cmake/validate_report.py' \
+                     '${PROJECT_SOURCE_DIR}/docs/report.schema.json' '${reports}/exercises.json' '${reports}/answers.json'")
+      endif()
     endif()
   endif()
 endfunction()

@@ -62,6 +62,8 @@ int main(int argc, char** argv) {
   app.add_option("--seed", seed, "Random seed for the tests' inputs (default: fresh)");
   app.add_option("--timeout", timeout_s, "Seconds each test process may run")->check(CLI::PositiveNumber);
   app.add_option("--root", root, "The course's root folder (default: found from the current folder)");
+  std::string build_dir;
+  app.add_option("--build-dir", build_dir, "The grading build tree (default: build/grade/<lesson>)");
 
   auto* hint = app.add_subcommand("hint", "Show the hints for a lesson's exercises");
   std::string hint_lesson;
@@ -130,6 +132,7 @@ int main(int argc, char** argv) {
     req.language = l;
     req.seed = seed;
     req.test_timeout = std::chrono::milliseconds(static_cast<long>(timeout_s * 1000));
+    if (!build_dir.empty()) req.tree = fs::absolute(build_dir);
     const report rep = grade(c, m, req);
 
     const bool color = isatty(STDOUT_FILENO) && !std::getenv("NO_COLOR");

@@ -99,9 +99,12 @@ std::map<std::string, fs::path> submission_files(const manifest& m, const fs::pa
   for (const exercise& e : m.exercises) {
     fs::path p = dir / e.file;
     if (!fs::exists(p) && !fallback.empty()) p = fallback / e.file;
-    if (!fs::is_regular_file(p))
-      throw cannot_grade(fmt::format("missing file {} (restore it with: git checkout -- {})", display_path(dir / e.file),
-                                     display_path(dir / e.file)));
+    if (!fs::is_regular_file(p)) {
+      std::string expected;
+      for (const exercise& x : m.exercises) expected += (expected.empty() ? "" : ", ") + x.file;
+      throw cannot_grade(fmt::format("missing file {} (a {} submission holds: {})", display_path(dir / e.file),
+                                     m.lesson, expected));
+    }
     files[e.file] = fs::absolute(p).lexically_normal();
   }
   return files;

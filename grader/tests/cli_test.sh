@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# End-to-end checks of the grader command on bad input, run by ctest as grader.cli:
+# one-line errors with exit code 2, compile errors shown at the student's
+# file:line:col, and the student's files never modified.
+#   grader/tests/cli_test.sh build/bin/grader .
+# Works on the course's first lesson that has a C++ exercise and an answers file.
+set -uo pipefail
+grader="$(realpath "$1")"
+root="$(realpath "$2")"
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+failures=0
+passes=0
+check() {  # check NAME CONDITION...
+  local name="$1"; shift
+  if "$@"; then echo "ok   $name"; passes=$((passes + 1)); else echo "FAIL $name"; failures=$((failures + 1)); fi
+}
+
+read -r lesson cpp answers < <(python3 - "$root" <<'PY'
+import json, pathlib, sys
+for m in sorted(pathlib.Path(sys.argv[1], "lessons").glob("*/manifest.json")):
+    ex = json.load(open(m))["exercises"]
+    cpp = [e["file"] for e in ex if e["kind"] == "cpp"]
+    ans = [e["file"] for e in ex if e["kind"] == "answers"]
+    if cpp and ans:
+        print(m.parent.name, cpp[0], ans[0]); break
+PY
+)
+[ -n "${lesson:-}" ] || { echo "no lesson with a C++ exercise and an answers file"; exit 1; }
+run() { "$grader" "$lesson" --root "$root" --build-dir "$work/tree" --lang en "$@"; }
+one_line_error() {  # exit code 2 and exactly one line on stderr, naming the problem
+  local out rc
+  out="$("$@" 2>&1 >/dev/null)"; rc=$?
+  [ "$rc" -eq 2 ] && [ "$(printf '%s\n' "$out" | wc -l)" -eq 1 ] && [[ "$out" == "grader: cannot grade: "* ]]
+}
+
+check "missing submission folder -> one-line error, exit 2" one_line_error run --submission "$work/nowhere"
+mkdir -p "$work/partial" && cp "$root/exercises/$lesson/$answers" "$work/partial/"
+check "submission missing a file -> one-line error, exit 2" one_line_error run --submission "$work/partial"
+check "unknown lesson -> one-line error, exit 2" one_line_error "$grader" no_such_lesson --root "$root"
+check "not a course root -> one-line error, exit 2" one_line_error "$grader" "$lesson" --root "$work"
+
+# A submission with a compile error and a malformed answers file.
+mkdir -p "$work/sub" && cp "$root/solutions/$lesson/$cpp" "$root/solutions/$lesson/$answers" "$work/sub/"
+printf '\nint broken = ;\n' >>"$work/sub/$cpp"
+sed -i '0,/- \[x\]/s//- [y]/' "$work/sub/$answers"
+before="$(cd "$work/sub" && sha256sum ./* && stat -c '%n %Y' ./*)"
+out="$(run --submission "$work/sub" --json "$work/r.json")"; rc=$?
+check "compile error + malformed answers -> graded, exit 1" test "$rc" -eq 1
+line=$(wc -l <"$work/sub/$cpp")
+check "compile error shown at the student's file:line:col" grep -qE "sub/$cpp:$line:[0-9]+: error" <<<"$out"
+check "malformed answers file named with its line" grep -qE "$answers:[0-9]+: checkbox mark" <<<"$out"
+check "JSON report written" python3 -c "import json,sys; r=json.load(open('$work/r.json')); sys.exit(r['passed'] is not False)"
+after="$(cd "$work/sub" && sha256sum ./* && stat -c '%n %Y' ./*)"
+check "the student's files are unchanged (content and mtime)" test "$before" = "$after"
+
+out="$("$grader" "$lesson" --root "$root" --build-dir "$work/tree" --answers --lang zh)"; rc=$?
+check "--answers passes (exit 0) and --lang zh speaks Chinese" test "$rc" -eq 0 -a -n "$(grep -F '通过线' <<<"$out")"
+
+echo "$passes passed, $failures failed"
+exit $((failures > 0))

@@ -1,0 +1,756 @@
+// Unit tests for the answers file parser, term normalisation, the answer key and Q&A grading (grader/src/answers.cpp).
+//   build/bin/grader_tests "[answers]"
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <fmt/format.h>
+#include <fstream>
+#include <random>
+#include <set>
+#include <sstream>
+#include <string>
+
+#include "grader/answers.hpp"
+#include "grader/error.hpp"
+#include "grader/manifest.hpp"
+
+namespace fs = std::filesystem;
+using Catch::Matchers::Contains;
+using Catch::Matchers::StartsWith;
+using grader::answer_key;
+using grader::grade_answers;
+using grader::input_error;
+using grader::lang;
+using grader::load_answer_key;
+using grader::normalise_term;
+using grader::parse_answers;
+using grader::part_grade;
+
+namespace {
+
+// A unique directory under the system temp dir, removed with everything in it.
+struct temp_dir {
+  fs::path path;
+  temp_dir() {
+    static unsigned counter = 0;
+    std::random_device rd;
+    path = fs::temp_directory_path() / fmt::format("grader-answers-{}-{}-{:08x}", ::getpid(), counter++, rd());
+    fs::create_directories(path);
+  }
+  ~temp_dir() {
+    std::error_code ec;
+    fs::remove_all(path, ec);
+  }
+  temp_dir(const temp_dir&) = delete;
+  temp_dir& operator=(const temp_dir&) = delete;
+};
+
+void write_file(const fs::path& p, const std::string& content) { std::ofstream(p, std::ios::binary) << content; }
+
+std::string read_file(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  REQUIRE(in);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+answer_key key_from_json(const std::string& json) {
+  temp_dir dir;
+  write_file(dir.path / "key.json", json);
+  return load_answer_key(dir.path / "key.json");
+}
+
+// Grades `answers` against a key made of the single part `part_json`.
+part_grade grade_one(const std::string& part_json, const std::string& answers, lang l = lang::en) {
+  const answer_key key = key_from_json(R"({"parts": [)" + part_json + "]}");
+  const auto grades = grade_answers(parse_answers(answers, "answers.md"), key, l);
+  REQUIRE(grades.size() == 1);
+  return grades.front();
+}
+
+std::set<std::string> veto_ids(const part_grade& g) {
+  std::set<std::string> ids;
+  for (const auto& v : g.vetoes) ids.insert(v.id);
+  return ids;
+}
+
+const fs::path source_dir{COURSE_SOURCE_DIR};
+
+// ---- the parts the grading tests use -------------------------------------------------------------------
+
+const std::string choice_part =
+    R"({"id": "q.a", "item": "q", "type": "choice", "points": 0.5, "options": ["a", "b", "c"], "correct": ["b"]})";
+const std::string choice_doc_head = "### [q.a] Pick one\n";
+std::string choice_doc(const std::string& a, const std::string& b, const std::string& c) {
+  return choice_doc_head + "- [" + a + "] (a) first\n- [" + b + "] (b) second\n- [" + c + "] (c) third\n";
+}
+
+const std::string multi_part =
+    R"({"id": "q.m", "item": "q", "type": "multi", "points": 0.4, "options": ["a", "b", "c", "d"],
+        "correct": ["b", "c"], "veto_if_selected": {"a": "flops-reduced", "d": "flops-reduced"}})";
+std::string multi_doc(const std::string& ticks) {
+  std::string out = "### [q.m] Pick several\n";
+  for (char o : std::string("abcd"))
+    out += fmt::format("- [{}] ({}) option\n", ticks.find(o) != std::string::npos ? "x" : " ", o);
+  return out;
+}
+
+const std::string number_part =
+    R"({"id": "q.n", "item": "q", "type": "number", "points": 0.25, "value": 32, "tolerance": 0.5, "unit": "MiB"})";
+std::string number_doc(const std::string& answer) { return "### [q.n] How many MiB?\nanswer: " + answer + "\n"; }
+
+const std::string term_part =
+    R"({"id": "q.t", "item": "q", "type": "term", "points": 0.2, "accept": ["Θ(N² d²/M)", "(nd)^2/m"]})";
+std::string term_doc(const std::string& answer) { return "### [q.t] Traffic?\nanswer: " + answer + "\n"; }
+
+const std::string explanation_part = R"({"id": "q.e", "item": "q", "type": "explanation", "points": 0.6, "key_points": [
+    {"label": {"zh": "带宽", "en": "bandwidth"}, "any": ["带宽", "Bandwidth", "memory-bound"]},
+    {"label": {"zh": "二次项", "en": "the quadratic term"}, "any": ["二次", "平方", "quadratic", "N²"]},
+    {"label": {"zh": "分块", "en": "tiling"}, "any": ["分块", "tiling", "SRAM"]}]})";
+std::string explanation_doc(const std::string& body) { return "### [q.e] Explain\nanswer:\n" + body + "\n"; }
+
+const std::string outside_part =
+    R"({"id": "q2.f", "item": "q2", "type": "number", "points": 0.2, "value": 3.35, "tolerance": 0.35, "unit": "TB/s",
+        "veto_if_outside": {"range": [1, 10], "veto": "hbm-smem-bandwidth"}})";
+std::string outside_doc(const std::string& answer) { return "### [q2.f] HBM bandwidth?\nanswer: " + answer + "\n"; }
+
+const std::string running_max_part =
+    R"({"id": "q1.f", "item": "q1", "type": "choice", "points": 0.2, "options": ["a", "b", "c", "d"], "correct": ["a"],
+        "veto_if_wrong": "no-running-max", "veto_if_blank": "no-running-max", "veto_if_selected": {"c": "flops-reduced"}})";
+std::string running_max_doc(const std::string& ticks) {
+  std::string out = "### [q1.f] Why a running max?\n";
+  for (char o : std::string("abcd"))
+    out += fmt::format("- [{}] ({}) option\n", ticks.find(o) != std::string::npos ? "x" : " ", o);
+  return out;
+}
+
+}  // namespace
+
+// ==== parse_answers ====================================================================================
+
+TEST_CASE("parse_answers reads ticks and option labels", "[answers]") {
+  const auto doc = parse_answers(
+      "# Title\n"
+      "### [q1.a] Where do S and P live?\n"
+      "- [x] (a) registers\n"
+      "- [X] (b) shared memory\n"
+      "* [ ] (c) HBM\n"
+      "- [] (d) L2\n"
+      "  - [ ]   (e) indented\n",
+      "answers.md");
+  REQUIRE(doc.parts.size() == 1);
+  const auto& p = doc.parts.at("q1.a");
+  CHECK(p.id == "q1.a");
+  CHECK(p.line == 2);
+  CHECK(p.options == std::set<std::string>{"a", "b", "c", "d", "e"});
+  CHECK(p.ticked == std::set<std::string>{"a", "b"});
+  CHECK(p.answer.empty());
+}
+
+TEST_CASE("parse_answers reads answer: on one line and below it up to the next heading", "[answers]") {
+  const auto doc = parse_answers(
+      "### [q1.b] A number\n"
+      "answer:   32 MiB  \n"
+      "\n"
+      "#### [q1.h] Explain\n"
+      "answer:\n"
+      "\n"
+      "   first line\n"
+      "\n"
+      "second line\n"
+      "- [x] (a) not a checkbox here, just text\n"
+      "\n"
+      "## Q2 (a heading without a part id ends the answer too)\n"
+      "more text outside any part\n"
+      "### [q2.a] Empty\n"
+      "answer:\n",
+      "answers.md");
+  REQUIRE(doc.parts.size() == 3);
+  CHECK(doc.parts.at("q1.b").answer == "32 MiB");
+  CHECK(doc.parts.at("q1.b").line == 1);
+  CHECK(doc.parts.at("q1.h").answer == "first line\n\nsecond line\n- [x] (a) not a checkbox here, just text");
+  CHECK(doc.parts.at("q1.h").ticked.empty());
+  CHECK(doc.parts.at("q1.h").line == 4);
+  CHECK(doc.parts.at("q2.a").answer.empty());
+}
+
+TEST_CASE("parse_answers ignores lines outside parts and after a heading without an id", "[answers]") {
+  const auto doc = parse_answers(
+      "- [x] (a) before any part\n"
+      "answer: 1\n"
+      "### [q1.a] Pick\n"
+      "- [ ] (a) one\n"
+      "## Notes\n"
+      "- [x] (b) after the part ended\n"
+      "answer: 2\n",
+      "answers.md");
+  REQUIRE(doc.parts.size() == 1);
+  const auto& p = doc.parts.at("q1.a");
+  CHECK(p.options == std::set<std::string>{"a"});
+  CHECK(p.ticked.empty());
+  CHECK(p.answer.empty());
+}
+
+TEST_CASE("parse_answers ignores HTML comments, inline and across lines", "[answers]") {
+  const auto doc = parse_answers(
+      "<!-- Answer in this file. ### [q0.z] is not a part -->\n"
+      "### [q1.a] Pick <!-- the heading keeps its id -->\n"
+      "- [ ] (a) one\n"
+      "<!-- - [x] (a) a ticked box inside a comment -->\n"
+      "- [ ] (b) two <!-- [x] -->\n"
+      "<!--\n"
+      "### [q9.z] a heading inside a multi-line comment\n"
+      "- [x] (c) neither is this box\n"
+      "-->\n"
+      "### [q1.b] A number\n"
+      "answer: 32 <!-- MiB, not GiB -->\n"
+      "<!-- a note\n"
+      "answer: 99\n"
+      "that ends here --> tail text\n",
+      "answers.md");
+  CHECK(doc.parts.size() == 2);
+  CHECK(doc.parts.count("q0.z") == 0);
+  CHECK(doc.parts.count("q9.z") == 0);
+  const auto& a = doc.parts.at("q1.a");
+  CHECK(a.options == std::set<std::string>{"a", "b"});
+  CHECK(a.ticked.empty());
+  // The text after a comment closes is still read.
+  CHECK(doc.parts.at("q1.b").answer == "32\ntail text");
+}
+
+TEST_CASE("parse_answers reads a file with CRLF line endings", "[answers]") {
+  const auto doc = parse_answers("### [q1.a] Pick\r\n- [x] (a) one\r\n- [ ] (b) two\r\n### [q1.b] N\r\nanswer: 32\r\n",
+                                 "answers.md");
+  REQUIRE(doc.parts.size() == 2);
+  CHECK(doc.parts.at("q1.a").ticked == std::set<std::string>{"a"});
+  CHECK(doc.parts.at("q1.a").options == std::set<std::string>{"a", "b"});
+  CHECK(doc.parts.at("q1.b").answer == "32");
+}
+
+TEST_CASE("parse_answers: a part id given twice is an error naming file:line", "[answers]") {
+  CHECK_THROWS_AS(parse_answers("### [q1.a] one\n- [x] (a) x\n\n### [q1.b]\n### [q1.a] again\n", "ex/answers.md"),
+                  input_error);
+  CHECK_THROWS_WITH(parse_answers("### [q1.a] one\n- [x] (a) x\n\n### [q1.b]\n### [q1.a] again\n", "ex/answers.md"),
+                    "ex/answers.md:5: part [q1.a] appears twice (first at line 1)");
+}
+
+TEST_CASE("parse_answers: a bad checkbox mark is an error naming file:line", "[answers]") {
+  CHECK_THROWS_AS(parse_answers("### [q1.a] Pick\n- [ ] (a) one\n- [y] (b) two\n", "answers.md"), input_error);
+  CHECK_THROWS_WITH(parse_answers("### [q1.a] Pick\n- [ ] (a) one\n- [y] (b) two\n", "answers.md"),
+                    "answers.md:3: checkbox mark '[y]' in [q1.a]: use [x] to tick or [ ] to leave");
+  CHECK_THROWS_WITH(parse_answers("### [q1.a] Pick\n- [v] (a) one\n", "answers.md"), StartsWith("answers.md:2: "));
+}
+
+TEST_CASE("parse_answers: a checkbox without its (a) label is an error naming file:line", "[answers]") {
+  CHECK_THROWS_AS(parse_answers("### [q1.a] Pick\n- [x] HBM\n", "answers.md"), input_error);
+  CHECK_THROWS_WITH(parse_answers("### [q1.a] Pick\n- [ ] (a) one\n- [x] HBM (b)\n", "answers.md"),
+                    "answers.md:3: a checkbox in [q1.a] lost its (a)-style label");
+  // Upper-case labels are not labels either.
+  CHECK_THROWS_WITH(parse_answers("### [q1.a] Pick\n- [x] (A) one\n", "answers.md"),
+                    StartsWith("answers.md:2: a checkbox in [q1.a] lost"));
+}
+
+// A student who ticks with a check mark, or pads the x with spaces, believes the box
+// is ticked; the parser should say it cannot read the box instead of grading it blank.
+TEST_CASE("parse_answers: a checkbox it cannot read is an error, not silently unticked", "[answers][!mayfail]") {
+  CHECK_THROWS_AS(parse_answers("### [q1.a] Pick\n- [✓] (a) one\n", "answers.md"), input_error);
+  CHECK_THROWS_AS(parse_answers("### [q1.a] Pick\n- [√] (a) one\n", "answers.md"), input_error);
+  CHECK_THROWS_AS(parse_answers("### [q1.a] Pick\n- [ x ] (a) one\n", "answers.md"), input_error);
+}
+
+// ==== normalise_term ===================================================================================
+
+TEST_CASE("normalise_term folds the spellings of a formula", "[answers]") {
+  CHECK(normalise_term("Θ(N² d²/M)") == "n^2d^2/m");
+  CHECK(normalise_term("  O(N^2 d^2 / M)  ") == "n^2d^2/m");
+  CHECK(normalise_term("o(n^2d^2/m)") == "n^2d^2/m");
+  CHECK(normalise_term("theta(N^2 * d^2 / M)") == "n^2d^2/m");
+  CHECK(normalise_term("`Θ(N²d²/M)`") == "n^2d^2/m");
+  CHECK(normalise_term("$N^2 d^2/M$") == "n^2d^2/m");
+  // Full-width parentheses and slash, as typed with a Chinese input method.
+  CHECK(normalise_term("Θ（N²d²／M）") == "n^2d^2/m");
+  CHECK(normalise_term("（N·d）²/M") == "(nd)^2/m");
+  CHECK(normalise_term("(N × d)³ / M") == "(nd)^3/m");
+  CHECK(normalise_term("N^2\td^2/M") == "n^2d^2/m");
+  // Only a pair of parentheses that wraps everything is dropped.
+  CHECK(normalise_term("(nd)^2/(m)") == "(nd)^2/(m)");
+  CHECK(normalise_term("(N d)^2/M") == "(nd)^2/m");
+  CHECK(normalise_term("") == "");
+}
+
+// Θ((N d)²/M) and O((N d)²/M) are the same answer, but the outer parentheses left by
+// removing Θ are only dropped when the first ')' is the last character.
+TEST_CASE("normalise_term unwraps Θ((...)...) like O((...)...)", "[answers][!mayfail]") {
+  REQUIRE(normalise_term("O((N d)²/M)") == "(nd)^2/m");
+  CHECK(normalise_term("Θ((N d)²/M)") == "(nd)^2/m");
+  CHECK(normalise_term("((N d)²/M)") == "(nd)^2/m");
+}
+
+// ==== grade_answers: every part type ==================================================================
+
+TEST_CASE("grade_answers: choice right, wrong, two ticks, blank, missing", "[answers]") {
+  SECTION("right") {
+    const auto g = grade_one(choice_part, choice_doc(" ", "x", " "));
+    CHECK(g.id == "q.a");
+    CHECK(g.item == "q");
+    CHECK(g.points == Approx(0.5));
+    CHECK(g.max_points == Approx(0.5));
+    CHECK(g.feedback.empty());
+    CHECK_FALSE(g.needs_review);
+    CHECK(g.vetoes.empty());
+  }
+  SECTION("wrong") {
+    const auto g = grade_one(choice_part, choice_doc("x", " ", " "));
+    CHECK(g.points == 0);
+    CHECK(g.max_points == Approx(0.5));
+    CHECK(g.feedback == "q.a: wrong choice");
+    CHECK(g.vetoes.empty());
+    CHECK(grade_one(choice_part, choice_doc("x", " ", " "), lang::zh).feedback == "q.a：选择不对");
+  }
+  SECTION("two ticks, one of them right, earn nothing") {
+    const auto g = grade_one(choice_part, choice_doc("x", "x", " "));
+    CHECK(g.points == 0);
+    CHECK(g.feedback == "q.a: tick one box only; ticked (a), (b)");
+  }
+  SECTION("no tick") {
+    const auto g = grade_one(choice_part, choice_doc(" ", " ", " "));
+    CHECK(g.points == 0);
+    CHECK(g.feedback == "q.a: not answered");
+    CHECK(grade_one(choice_part, choice_doc(" ", " ", " "), lang::zh).feedback == "q.a：未作答");
+  }
+  SECTION("heading missing") {
+    const auto g = grade_one(choice_part, "### [q.other] something else\n- [x] (b) b\n");
+    CHECK(g.points == 0);
+    CHECK(g.max_points == Approx(0.5));
+    CHECK(g.feedback == "q.a: missing from the answers file (restore its heading from exercises/)");
+  }
+}
+
+TEST_CASE("grade_answers: multi earns credit for right ticks less wrong ones", "[answers]") {
+  // The key part vetoes (a) and (d); tests here tick neither unless they check it.
+  struct row {
+    std::string ticks;
+    double points;
+    std::string feedback;
+  };
+  const std::vector<row> rows = {
+      {"bc", 0.4, ""},
+      {"b", 0.2, "q.m: partly right (1 right, 0 wrong ticks)"},
+      {"c", 0.2, "q.m: partly right (1 right, 0 wrong ticks)"},
+      {"abc", 0.2, "q.m: partly right (2 right, 1 wrong ticks)"},
+      {"ab", 0.0, "q.m: partly right (1 right, 1 wrong ticks)"},
+      {"abcd", 0.0, "q.m: partly right (2 right, 2 wrong ticks)"},
+      {"", 0.0, "q.m: not answered"},
+  };
+  for (const auto& r : rows) {
+    INFO("ticked: " << r.ticks);
+    const auto g = grade_one(multi_part, multi_doc(r.ticks));
+    CHECK(g.points == Approx(r.points));
+    CHECK(g.max_points == Approx(0.4));
+    CHECK(g.feedback == r.feedback);
+    CHECK_FALSE(g.needs_review);
+  }
+  CHECK(grade_one(multi_part, multi_doc("b"), lang::zh).feedback == "q.m：多选不完全对（对 1 个，错 0 个）");
+}
+
+TEST_CASE("grade_answers: number within and outside the tolerance, and not a number", "[answers]") {
+  struct row {
+    std::string answer;
+    double points;
+  };
+  for (const row& r : std::vector<row>{{"32", 0.25},
+                                       {"32 MiB", 0.25},
+                                       {"~32.4 MiB", 0.25},
+                                       {"31.5", 0.25},
+                                       {"32.5", 0.25},
+                                       {"3.2e1", 0.25},
+                                       {"+32", 0.25},
+                                       {"32.6", 0},
+                                       {"31", 0},
+                                       {"-32", 0},
+                                       {"64", 0}}) {
+    INFO("answer: " << r.answer);
+    const auto g = grade_one(number_part, number_doc(r.answer));
+    CHECK(g.points == Approx(r.points));
+    CHECK(g.feedback.empty() == (r.points > 0));
+  }
+  CHECK(grade_one(number_part, number_doc("33")).feedback == "q.n: wrong value (33)");
+  CHECK(grade_one(number_part, number_doc("33"), lang::zh).feedback == "q.n：数值不对（33）");
+
+  const auto words = grade_one(number_part, number_doc("thirty-two"));
+  CHECK(words.points == 0);
+  CHECK(words.feedback == "q.n: needs a number, got \"thirty-two\"");
+
+  // The number may sit on the line below answer:, and thousands separators are dropped.
+  CHECK(grade_one(number_part, "### [q.n] How many MiB?\nanswer:\n32\n").points == Approx(0.25));
+  CHECK(grade_one(R"({"id": "q.n", "item": "q", "type": "number", "points": 1, "value": 1024, "tolerance": 0})",
+                  number_doc("1,024"))
+            .points == Approx(1));
+  // Tolerance 0 still accepts the exact value written differently.
+  const std::string exact = R"({"id": "q.n", "item": "q", "type": "number", "points": 1, "value": 4, "tolerance": 0})";
+  CHECK(grade_one(exact, number_doc("4.0")).points == Approx(1));
+  CHECK(grade_one(exact, number_doc("4.01")).points == 0);
+  CHECK(grade_one(number_part, number_doc("")).feedback == "q.n: not answered");
+}
+
+TEST_CASE("grade_answers: term matches any accepted spelling after normalisation", "[answers]") {
+  for (const std::string ok : {"Θ(N² d²/M)", "O(N^2 d^2 / M)", "n^2d^2/m", "(N·d)²/M", "（Nd）^2 / M"}) {
+    INFO("answer: " << ok);
+    const auto g = grade_one(term_part, term_doc(ok));
+    CHECK(g.points == Approx(0.2));
+    CHECK(g.feedback.empty());
+  }
+  const auto wrong = grade_one(term_part, term_doc("N^2 d / M"));
+  CHECK(wrong.points == 0);
+  CHECK(wrong.feedback == "q.t: \"N^2 d / M\" is not right");
+  CHECK(grade_one(term_part, term_doc("N d")).feedback == "q.t: \"N d\" is not right");
+  CHECK(grade_one(term_part, term_doc("N d"), lang::zh).feedback == "q.t：“N d” 不对");
+}
+
+TEST_CASE("grade_answers: explanation key points in zh and en, always needs review", "[answers]") {
+  SECTION("every key point, in English, any case") {
+    const auto g = grade_one(explanation_part,
+                             explanation_doc("S is N² and goes to HBM: it is MEMORY-BOUND.\n"
+                                             "FlashAttention uses Tiling in SRAM."));
+    CHECK(g.points == Approx(0.6));
+    CHECK(g.feedback.empty());
+    CHECK(g.needs_review);
+  }
+  SECTION("two of three, in Chinese, with zh feedback") {
+    const auto g = grade_one(explanation_part,
+                             explanation_doc("S 和 P 要写回 HBM，受带宽限制。\n显存随序列长度平方增长。"), lang::zh);
+    CHECK(g.points == Approx(0.4));
+    CHECK(g.feedback == "q.e：没有提到：分块");
+    CHECK(g.needs_review);
+  }
+  SECTION("one of three, in English, with en feedback listing the missing points") {
+    const auto g = grade_one(explanation_part, explanation_doc("The cost is quadratic."));
+    CHECK(g.points == Approx(0.2));
+    CHECK(g.feedback == "q.e: does not mention: bandwidth; tiling");
+    CHECK(g.needs_review);
+  }
+  SECTION("none") {
+    const auto g = grade_one(explanation_part, explanation_doc("It is slow."), lang::zh);
+    CHECK(g.points == 0);
+    CHECK(g.feedback == "q.e：没有提到：带宽、二次项、分块");
+    CHECK(g.needs_review);
+  }
+  SECTION("blank") {
+    const auto g = grade_one(explanation_part, explanation_doc(""));
+    CHECK(g.points == 0);
+    CHECK(g.feedback == "q.e: not answered");
+  }
+}
+
+// ==== grade_answers: vetoes ============================================================================
+
+TEST_CASE("grade_answers: veto_if_selected fires for each vetoed tick", "[answers]") {
+  const auto one = grade_one(multi_part, multi_doc("abc"));
+  REQUIRE(one.vetoes.size() == 1);
+  CHECK(one.vetoes[0].id == "flops-reduced");
+  CHECK(one.vetoes[0].reason == "q.m: ticked (a)");
+  CHECK(one.points == Approx(0.2));  // the veto does not change the part's points
+
+  const auto two = grade_one(multi_part, multi_doc("ad"));
+  REQUIRE(two.vetoes.size() == 2);
+  CHECK(two.vetoes[0].id == "flops-reduced");
+  CHECK(two.vetoes[1].id == "flops-reduced");
+  CHECK(two.vetoes[0].reason == "q.m: ticked (a)");
+  CHECK(two.vetoes[1].reason == "q.m: ticked (d)");
+  CHECK(grade_one(multi_part, multi_doc("ad"), lang::zh).vetoes[0].reason == "q.m：勾选了 (a)");
+
+  CHECK(grade_one(multi_part, multi_doc("bc")).vetoes.empty());
+  CHECK(grade_one(multi_part, multi_doc("")).vetoes.empty());
+
+  // On a single choice too, and only for the vetoed option.
+  const auto c = grade_one(running_max_part, running_max_doc("c"));
+  CHECK(veto_ids(c) == std::set<std::string>{"flops-reduced", "no-running-max"});
+  const auto b = grade_one(running_max_part, running_max_doc("b"));
+  CHECK(veto_ids(b) == std::set<std::string>{"no-running-max"});
+}
+
+TEST_CASE("grade_answers: veto_if_wrong fires on a wrong or doubled choice, not a right one", "[answers]") {
+  const auto right = grade_one(running_max_part, running_max_doc("a"));
+  CHECK(right.points == Approx(0.2));
+  CHECK(right.vetoes.empty());
+
+  const auto wrong = grade_one(running_max_part, running_max_doc("b"));
+  CHECK(wrong.points == 0);
+  REQUIRE(wrong.vetoes.size() == 1);
+  CHECK(wrong.vetoes[0].id == "no-running-max");
+  CHECK(wrong.vetoes[0].reason == "q1.f: chose (b)");
+
+  const auto doubled = grade_one(running_max_part, running_max_doc("ab"));
+  CHECK(doubled.points == 0);
+  REQUIRE(doubled.vetoes.size() == 1);
+  CHECK(doubled.vetoes[0].reason == "q1.f: chose (a), (b)");
+  CHECK(grade_one(running_max_part, running_max_doc("ab"), lang::zh).vetoes[0].reason == "q1.f：选了 (a), (b)");
+
+  // veto_if_wrong alone does not fire on a blank.
+  const std::string only_wrong =
+      R"({"id": "q1.f", "item": "q1", "type": "choice", "points": 0.2, "options": ["a", "b"], "correct": ["a"],
+          "veto_if_wrong": "no-running-max"})";
+  CHECK(grade_one(only_wrong, running_max_doc("")).vetoes.empty());
+  CHECK(grade_one(only_wrong, running_max_doc("b")).vetoes.size() == 1);
+}
+
+TEST_CASE("grade_answers: veto_if_blank fires on a blank or missing part", "[answers]") {
+  const auto blank = grade_one(running_max_part, running_max_doc(""));
+  REQUIRE(blank.vetoes.size() == 1);
+  CHECK(blank.vetoes[0].id == "no-running-max");
+  CHECK(blank.vetoes[0].reason == "q1.f: not answered");
+
+  const auto missing = grade_one(running_max_part, "### [q1.e] another part\nanswer: x\n");
+  REQUIRE(missing.vetoes.size() == 1);
+  CHECK(missing.vetoes[0].id == "no-running-max");
+  CHECK_THAT(missing.vetoes[0].reason, Contains("missing from the answers file"));
+
+  // On a number part as well.
+  const std::string number_blank =
+      R"({"id": "q.n", "item": "q", "type": "number", "points": 1, "value": 4, "tolerance": 0, "veto_if_blank": "v"})";
+  CHECK(veto_ids(grade_one(number_blank, number_doc(""))) == std::set<std::string>{"v"});
+  CHECK(grade_one(number_blank, number_doc("5")).vetoes.empty());
+}
+
+TEST_CASE("grade_answers: veto_if_outside fires for a number outside its range", "[answers]") {
+  struct row {
+    std::string answer;
+    double points;
+    bool veto;
+  };
+  for (const row& r : std::vector<row>{{"3.35", 0.2, false},
+                                       {"about 3.35 TB/s", 0.2, false},
+                                       {"3", 0.2, false},
+                                       {"3.7", 0.2, false},
+                                       {"2", 0, false},
+                                       {"1", 0, false},
+                                       {"10", 0, false},
+                                       {"19", 0, true},
+                                       {"10.5", 0, true},
+                                       {"0.5", 0, true},
+                                       {"3350", 0, true}}) {
+    INFO("answer: " << r.answer);
+    const auto g = grade_one(outside_part, outside_doc(r.answer));
+    CHECK(g.points == Approx(r.points));
+    CHECK(veto_ids(g) == (r.veto ? std::set<std::string>{"hbm-smem-bandwidth"} : std::set<std::string>{}));
+  }
+  const auto far = grade_one(outside_part, outside_doc("19"));
+  REQUIRE(far.vetoes.size() == 1);
+  CHECK(far.vetoes[0].reason == "q2.f: 19 TB/s is off by an order of magnitude");
+  CHECK(far.feedback == "q2.f: wrong value (19)");
+  CHECK(grade_one(outside_part, outside_doc("19"), lang::zh).vetoes[0].reason == "q2.f：19 TB/s 的量级不对");
+  // A blank or a word is not a magnitude.
+  CHECK(grade_one(outside_part, outside_doc("")).vetoes.empty());
+  CHECK(grade_one(outside_part, outside_doc("fast")).vetoes.empty());
+}
+
+TEST_CASE("grade_answers grades parts in key order and ignores parts the key lacks", "[answers]") {
+  const answer_key key =
+      key_from_json(R"({"parts": [)" + number_part + "," + choice_part + "," + term_part + "]}");
+  const auto doc = parse_answers(choice_doc(" ", "x", " ") + number_doc("32") + term_doc("x") +
+                                     "### [q.extra] not in the key\nanswer: 1\n",
+                                 "answers.md");
+  const auto grades = grade_answers(doc, key, lang::en);
+  REQUIRE(grades.size() == 3);
+  CHECK(grades[0].id == "q.n");
+  CHECK(grades[1].id == "q.a");
+  CHECK(grades[2].id == "q.t");
+  CHECK(grades[0].points == Approx(0.25));
+  CHECK(grades[1].points == Approx(0.5));
+  CHECK(grades[2].points == 0);
+}
+
+// ==== load_answer_key ==================================================================================
+
+TEST_CASE("load_answer_key reads the real lesson13 key", "[answers]") {
+  const answer_key key = load_answer_key(source_dir / "solutions/lesson13/answer_key.json");
+  REQUIRE(key.parts.size() == 21);
+  CHECK(key.points_of("q1") == Approx(2));
+  CHECK(key.points_of("q2") == Approx(2));
+  CHECK(key.points_of("q3") == Approx(2));
+  CHECK(key.points_of("code.update") == 0);
+
+  std::map<std::string, const grader::key_part*> by_id;
+  for (const auto& p : key.parts) by_id[p.id] = &p;
+  REQUIRE(by_id.size() == 21);  // no id twice
+
+  const auto& q1a = *by_id.at("q1.a");
+  CHECK(q1a.type == "choice");
+  CHECK(q1a.options == std::set<std::string>{"a", "b", "c", "d"});
+  CHECK(q1a.correct == std::set<std::string>{"c"});
+
+  const auto& q1d = *by_id.at("q1.d");
+  CHECK(q1d.type == "multi");
+  CHECK(q1d.veto_if_selected == std::map<std::string, std::string>{{"a", "flops-reduced"}, {"d", "flops-reduced"}});
+
+  const auto& q1e = *by_id.at("q1.e");
+  CHECK(q1e.accept == std::vector<std::string>{"n^2d^2/m", "(nd)^2/m", "n^2d^2m^-1", "d^2n^2/m"});
+
+  const auto& q1f = *by_id.at("q1.f");
+  CHECK(q1f.veto_if_wrong == "no-running-max");
+  CHECK(q1f.veto_if_blank == "no-running-max");
+
+  const auto& q1h = *by_id.at("q1.h");
+  REQUIRE(q1h.key_points.size() == 3);
+  CHECK(q1h.key_points[0].label.en == "HBM bandwidth / round trips (memory-bound)");
+  CHECK(q1h.key_points[1].any.size() == 10);
+
+  const auto& q2f = *by_id.at("q2.f");
+  CHECK(q2f.value == Approx(3.35));
+  CHECK(q2f.tolerance == Approx(0.35));
+  CHECK(q2f.unit == "TB/s");
+  CHECK(q2f.outside_lo == 1);
+  CHECK(q2f.outside_hi == 10);
+  CHECK(q2f.veto_if_outside == "hbm-smem-bandwidth");
+  CHECK(by_id.at("q2.b")->unit.empty());
+}
+
+TEST_CASE("the lesson13 key agrees with its manifest and its answers files", "[answers]") {
+  const grader::course c{source_dir};
+  const auto m = grader::load_manifest(c, "lesson13");
+  const answer_key key = load_answer_key(c.solutions_dir("lesson13") / "answer_key.json");
+
+  // Each answers item's points are the sum of its parts' points; every part names such an item.
+  std::set<std::string> answer_items, veto_names;
+  for (const auto& u : m.units) {
+    for (const auto& it : u.items)
+      if (m.exercise_of(it).kind == "answers") {
+        answer_items.insert(it.id);
+        INFO("item " << it.id);
+        CHECK(key.points_of(it.id) == Approx(it.points));
+      }
+    for (const auto& v : u.vetoes) veto_names.insert(v.id);
+  }
+  CHECK(answer_items == std::set<std::string>{"q1", "q2", "q3"});
+  for (const auto& p : key.parts) {
+    INFO("part " << p.id);
+    CHECK(answer_items.count(p.item) == 1);
+    // Every veto the key can raise is declared in the manifest.
+    for (const auto& [option, veto] : p.veto_if_selected) {
+      CHECK(veto_names.count(veto) == 1);
+      CHECK(p.options.count(option) == 1);
+    }
+    for (const std::string& v : {p.veto_if_wrong, p.veto_if_blank, p.veto_if_outside})
+      if (!v.empty()) CHECK(veto_names.count(v) == 1);
+    for (const auto& o : p.correct) CHECK(p.options.count(o) == 1);
+  }
+
+  // The student's file has every part, with exactly the key's options.
+  for (const char* dir : {"exercises", "solutions"}) {
+    const fs::path file = source_dir / dir / "lesson13/answers.md";
+    const auto doc = parse_answers(read_file(file), file.string());
+    CHECK(doc.parts.size() == key.parts.size());
+    for (const auto& p : key.parts) {
+      INFO(dir << " part " << p.id);
+      REQUIRE(doc.parts.count(p.id) == 1);
+      if (p.type == "choice" || p.type == "multi") CHECK(doc.parts.at(p.id).options == p.options);
+    }
+  }
+}
+
+TEST_CASE("load_answer_key: a malformed key is an input_error naming the file", "[answers]") {
+  temp_dir dir;
+  const fs::path file = dir.path / "answer_key.json";
+  struct bad {
+    const char* what;
+    std::string json;
+  };
+  const std::vector<bad> cases = {
+      {"not JSON", R"({"parts": [)"},
+      {"no parts", R"({"schema": 1})"},
+      {"part without points", R"({"parts": [{"id": "q.a", "item": "q", "type": "choice", "options": ["a"], "correct": ["a"]}]})"},
+      {"points not a number", R"({"parts": [{"id": "q.a", "item": "q", "type": "choice", "points": "one", "options": ["a"], "correct": ["a"]}]})"},
+      {"choice without correct", R"({"parts": [{"id": "q.a", "item": "q", "type": "choice", "points": 1, "options": ["a"]}]})"},
+      {"number without tolerance", R"({"parts": [{"id": "q.n", "item": "q", "type": "number", "points": 1, "value": 3}]})"},
+      {"term without accept", R"({"parts": [{"id": "q.t", "item": "q", "type": "term", "points": 1}]})"},
+      {"key point without en label", R"({"parts": [{"id": "q.e", "item": "q", "type": "explanation", "points": 1,
+          "key_points": [{"label": {"zh": "带宽"}, "any": ["带宽"]}]}]})"},
+      {"veto range with one end", R"({"parts": [{"id": "q.n", "item": "q", "type": "number", "points": 1, "value": 3,
+          "tolerance": 0, "veto_if_outside": {"range": [1], "veto": "v"}}]})"},
+      {"veto_if_wrong not a string", R"({"parts": [{"id": "q.a", "item": "q", "type": "choice", "points": 1,
+          "options": ["a"], "correct": ["a"], "veto_if_wrong": 3}]})"},
+      {"unknown type", R"({"parts": [{"id": "q.x", "item": "q", "type": "essay", "points": 1}]})"},
+  };
+  for (const auto& c : cases) {
+    INFO(c.what);
+    write_file(file, c.json);
+    CHECK_THROWS_AS(load_answer_key(file), input_error);
+    CHECK_THROWS_WITH(load_answer_key(file), StartsWith(file.string() + ": "));
+  }
+  write_file(file, R"({"parts": [{"id": "q.x", "item": "q", "type": "essay", "points": 1}]})");
+  CHECK_THROWS_WITH(load_answer_key(file), file.string() + ": part q.x has unknown type \"essay\"");
+  write_file(file, R"({"parts": [)");
+  CHECK_THROWS_WITH(load_answer_key(file), StartsWith(file.string() + ": malformed answer key: "));
+
+  CHECK_THROWS_AS(load_answer_key(dir.path / "nope.json"), grader::cannot_grade);
+  CHECK_THROWS_WITH(load_answer_key(dir.path / "nope.json"), Contains("nope.json"));
+
+  // An empty key is well-formed and grades nothing.
+  write_file(file, R"({"parts": []})");
+  CHECK(load_answer_key(file).parts.empty());
+}
+
+// Keys that parse but cannot grade: an explanation with no key points or a multi with no
+// correct option divides by zero (the part's points become NaN), a correct option that
+// is not an option can never be ticked, and a part id given twice is graded twice.
+TEST_CASE("load_answer_key rejects keys that cannot grade", "[answers][!mayfail]") {
+  temp_dir dir;
+  const fs::path file = dir.path / "answer_key.json";
+  write_file(file, R"({"parts": [{"id": "q.e", "item": "q", "type": "explanation", "points": 1, "key_points": []}]})");
+  CHECK_THROWS_AS(load_answer_key(file), input_error);
+  write_file(file, R"({"parts": [{"id": "q.m", "item": "q", "type": "multi", "points": 1, "options": ["a"], "correct": []}]})");
+  CHECK_THROWS_AS(load_answer_key(file), input_error);
+  write_file(file, R"({"parts": [{"id": "q.a", "item": "q", "type": "choice", "points": 1, "options": ["a", "b"], "correct": ["e"]}]})");
+  CHECK_THROWS_AS(load_answer_key(file), input_error);
+  write_file(file, R"({"parts": [{"id": "q.n", "item": "q", "type": "number", "points": 1, "value": 1, "tolerance": 0},
+                                 {"id": "q.n", "item": "q", "type": "number", "points": 1, "value": 1, "tolerance": 0}]})");
+  CHECK_THROWS_AS(load_answer_key(file), input_error);
+}
+
+// ==== the real files ==================================================================================
+
+TEST_CASE("the lesson13 solution answers score full marks with no veto", "[answers]") {
+  const answer_key key = load_answer_key(source_dir / "solutions/lesson13/answer_key.json");
+  const fs::path file = source_dir / "solutions/lesson13/answers.md";
+  const auto doc = parse_answers(read_file(file), "solutions/lesson13/answers.md");
+  CHECK(doc.parts.at("q1.e").answer == "N^2 d^2 / M");
+  CHECK(doc.parts.at("q1.d").ticked == std::set<std::string>{"b", "c"});
+  CHECK(doc.parts.at("q1.h").answer.starts_with("S 和 P 都是 N×N"));
+  CHECK(std::count(doc.parts.at("q1.h").answer.begin(), doc.parts.at("q1.h").answer.end(), '\n') == 2);
+
+  for (const lang l : {lang::en, lang::zh}) {
+    const auto grades = grade_answers(doc, key, l);
+    REQUIRE(grades.size() == key.parts.size());
+    double total = 0;
+    for (const auto& g : grades) {
+      INFO(g.id << ": " << g.feedback);
+      CHECK(g.points == Approx(g.max_points));
+      CHECK(g.feedback.empty());
+      CHECK(g.vetoes.empty());
+      CHECK(g.needs_review == (g.id == "q1.h" || g.id == "q2.h" || g.id == "q3.e"));
+      total += g.points;
+    }
+    CHECK(total == Approx(6));
+  }
+}
+
+TEST_CASE("the untouched lesson13 exercise answers score 0", "[answers]") {
+  const answer_key key = load_answer_key(source_dir / "solutions/lesson13/answer_key.json");
+  const auto doc = parse_answers(read_file(source_dir / "exercises/lesson13/answers.md"), "answers.md");
+  const auto grades = grade_answers(doc, key, lang::en);
+  REQUIRE(grades.size() == key.parts.size());
+  double total = 0;
+  std::set<std::string> vetoes;
+  for (const auto& g : grades) {
+    INFO(g.id);
+    CHECK(g.points == 0);
+    CHECK(g.feedback == g.id + ": not answered");
+    for (const auto& v : g.vetoes) vetoes.insert(v.id);
+    total += g.points;
+  }
+  CHECK(total == 0);
+  // Only the part that vetoes a blank answer raises a veto.
+  CHECK(vetoes == std::set<std::string>{"no-running-max"});
+}

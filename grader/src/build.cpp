@@ -7,10 +7,9 @@
 
 #include <fmt/format.h>
 
-#include <fstream>
-#include <sstream>
 
 #include "grader/error.hpp"
+#include "grader/files.hpp"
 #include "grader/regions.hpp"
 #include "grader/subprocess.hpp"
 
@@ -18,20 +17,6 @@ namespace fs = std::filesystem;
 
 namespace grader {
 namespace {
-
-std::string read_file(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-// Rewrites a file only when its content changes, so an unchanged wrapper keeps its
-// timestamp and ninja has nothing to do.
-void write_if_changed(const fs::path& p, const std::string& content) {
-  if (fs::exists(p) && read_file(p) == content) return;
-  std::ofstream(p, std::ios::binary) << content;
-}
 
 std::string first_error_line(const std::string& output) {
   for (std::string_view line : split_lines(output))

@@ -14,6 +14,7 @@
 #include "grader/build.hpp"
 #include "grader/catch_run.hpp"
 #include "grader/error.hpp"
+#include "grader/files.hpp"
 #include "grader/grade.hpp"
 #include "grader/regions.hpp"
 
@@ -21,14 +22,6 @@ namespace fs = std::filesystem;
 
 namespace grader {
 namespace {
-
-std::string read_text(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  if (!in) throw cannot_grade(fmt::format("cannot read {}", display_path(p)));
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 std::string join(const std::set<std::string>& s) {
   std::string out;
@@ -94,9 +87,8 @@ std::map<std::string, fs::path> materialise_mutant(const course& c, const manife
   const fs::path out = out_root / name;
   fs::create_directories(out);
   for (const auto& [file, text] : edited) {
-    const fs::path p = out / file;
-    if (!fs::exists(p) || read_text(p) != text) std::ofstream(p, std::ios::binary) << text;
-    files[file] = p;
+    write_if_changed(out / file, text);
+    files[file] = out / file;
   }
   return files;
 }

@@ -12,6 +12,7 @@
 #include "grader/build.hpp"
 #include "grader/catch_run.hpp"
 #include "grader/error.hpp"
+#include "grader/files.hpp"
 #include "grader/i18n.hpp"
 #include "grader/regions.hpp"
 
@@ -19,14 +20,6 @@ namespace fs = std::filesystem;
 
 namespace grader {
 namespace {
-
-std::string read_text(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  if (!in) throw cannot_grade(fmt::format("cannot read {}", display_path(p)));
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 // The tests' "rng seed ..." line: the report states the seed once instead.
 bool is_seed_note(const std::string& info) { return info.rfind("rng seed", 0) == 0; }

@@ -44,7 +44,8 @@ int fail_to_grade(const std::string& why) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"Course grader: builds and tests a lesson's exercises, grades its questions.", "grader"};
+  CLI::App app{"Course grader: builds and tests a lesson's exercises, grades its questions.",
+               "grader"};
   app.footer("Exit code: 0 passed, 1 failed, 2 could not grade.");
 
   std::string lesson, submission, json_file, unit, lang_name, root;
@@ -52,18 +53,23 @@ int main(int argc, char** argv) {
   unsigned seed = std::random_device{}();
   double timeout_s = 10;
   app.add_option("lesson", lesson, "The lesson to grade, e.g. lesson13");
-  auto* answers_flag = app.add_flag("--answers", answers, "Grade the solutions (the instructor's answer branch)");
-  app.add_option("--submission", submission, "Grade the files in this folder (named as in exercises/<lesson>/)")
+  auto* answers_flag =
+      app.add_flag("--answers", answers, "Grade the solutions (the instructor's answer branch)");
+  app.add_option("--submission", submission,
+                 "Grade the files in this folder (named as in exercises/<lesson>/)")
       ->excludes(answers_flag);
   app.add_option("--json", json_file, "Also write the report as JSON to this file");
   app.add_option("--unit", unit, "Grade only this unit of the lesson");
   app.add_option("--lang", lang_name, "Language of the report: zh or en (default: from LANG)")
       ->check(CLI::IsMember({"zh", "en"}));
   app.add_option("--seed", seed, "Random seed for the tests' inputs (default: fresh)");
-  app.add_option("--timeout", timeout_s, "Seconds each test process may run")->check(CLI::PositiveNumber);
-  app.add_option("--root", root, "The course's root folder (default: found from the current folder)");
+  app.add_option("--timeout", timeout_s, "Seconds each test process may run")
+      ->check(CLI::PositiveNumber);
+  app.add_option("--root", root,
+                 "The course's root folder (default: found from the current folder)");
   std::string build_dir;
-  app.add_option("--build-dir", build_dir, "The grading build tree (default: build/grade/<lesson>)");
+  app.add_option("--build-dir", build_dir,
+                 "The grading build tree (default: build/grade/<lesson>)");
 
   auto* hint = app.add_subcommand("hint", "Show the hints for a lesson's exercises");
   std::string hint_lesson;
@@ -74,12 +80,14 @@ int main(int argc, char** argv) {
   auto* dev = app.add_subcommand("dev", "Instructor tools")->require_subcommand(1);
   std::vector<std::string> dev_lessons;
   bool sync_check = false;
-  auto* check = dev->add_subcommand("check", "Exercises fail, solutions score full, mutants get their declared verdict");
+  auto* check = dev->add_subcommand(
+      "check", "Exercises fail, solutions score full, mutants get their declared verdict");
   check->add_option("lessons", dev_lessons, "Lessons to check (default: all)");
   auto* sync = dev->add_subcommand("sync", "Regenerate exercises/ from solutions/");
   sync->add_option("lessons", dev_lessons, "Lessons to sync (default: all)");
   sync->add_flag("--check", sync_check, "Only report drift; exit 1 if any file differs");
-  for (auto* sub : {hint, list, check, sync}) sub->add_option("--root", root, "The course's root folder");
+  for (auto* sub : {hint, list, check, sync})
+    sub->add_option("--root", root, "The course's root folder");
 
   try {
     app.parse(argc, argv);
@@ -93,7 +101,8 @@ int main(int argc, char** argv) {
     const course c = find_course(root, fs::current_path());
 
     if (*list) {
-      for (const auto& name : c.lessons()) fmt::print("{}  {}\n", name, load_manifest(c, name).title.in(l));
+      for (const auto& name : c.lessons())
+        fmt::print("{}  {}\n", name, load_manifest(c, name).title.in(l));
       return 0;
     }
     if (*hint) {
@@ -125,7 +134,9 @@ int main(int argc, char** argv) {
     }
     const manifest m = load_manifest(c, lesson);
     grade_request req;
-    fs::path dir = answers ? c.solutions_dir(lesson) : submission.empty() ? c.exercises_dir(lesson) : fs::path(submission);
+    fs::path dir = answers              ? c.solutions_dir(lesson)
+                   : submission.empty() ? c.exercises_dir(lesson)
+                                        : fs::path(submission);
     req.files = submission_files(m, dir);
     req.label = display_path(fs::absolute(dir).lexically_normal());
     req.unit = unit;

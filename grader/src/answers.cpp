@@ -33,7 +33,8 @@ std::string lower_ascii(std::string_view s) {
 }
 
 void replace_all(std::string& s, std::string_view from, std::string_view to) {
-  for (size_t p = 0; (p = s.find(from, p)) != std::string::npos; p += to.size()) s.replace(p, from.size(), to);
+  for (size_t p = 0; (p = s.find(from, p)) != std::string::npos; p += to.size())
+    s.replace(p, from.size(), to);
 }
 
 // The first number in an answer ("~3.35 TB/s" -> 3.35); false if there is none.
@@ -57,14 +58,25 @@ std::string letters(const std::set<std::string>& s) {
 
 std::string normalise_term(std::string_view s) {
   std::string t = lower_ascii(trim(s));
-  for (auto [from, to] : {std::pair{"²", "^2"}, {"³", "^3"}, {"Θ", ""}, {"θ", ""}, {"theta", ""},
-                          {"×", "*"}, {"·", "*"}, {"（", "("}, {"）", ")"}, {"／", "/"}, {"`", ""}, {"$", ""}})
+  for (auto [from, to] : {std::pair{"²", "^2"},
+                          {"³", "^3"},
+                          {"Θ", ""},
+                          {"θ", ""},
+                          {"theta", ""},
+                          {"×", "*"},
+                          {"·", "*"},
+                          {"（", "("},
+                          {"）", ")"},
+                          {"／", "/"},
+                          {"`", ""},
+                          {"$", ""}})
     replace_all(t, from, to);
   std::string compact;
   for (char c : t)
     if (c != ' ' && c != '*' && c != '\t') compact.push_back(c);
   // Drop a wrapping O(...) or (...).
-  if (compact.starts_with("o(") && compact.ends_with(")")) compact = compact.substr(2, compact.size() - 3);
+  if (compact.starts_with("o(") && compact.ends_with(")"))
+    compact = compact.substr(2, compact.size() - 3);
   if (compact.starts_with("(") && compact.ends_with(")") && compact.find(')') == compact.size() - 1)
     compact = compact.substr(1, compact.size() - 2);
   return compact;
@@ -104,8 +116,8 @@ answers_doc parse_answers(std::string_view text, std::string_view file_name) {
       if (std::regex_search(line, m, part_heading)) {
         const std::string id = m[1].str();
         if (doc.parts.count(id))
-          throw input_error(fmt::format("{}:{}: part [{}] appears twice (first at line {})", file_name, n, id,
-                                        doc.parts[id].line));
+          throw input_error(fmt::format("{}:{}: part [{}] appears twice (first at line {})",
+                                        file_name, n, id, doc.parts[id].line));
         current = &doc.parts[id];
         current->id = id;
         current->line = n;
@@ -114,7 +126,8 @@ answers_doc parse_answers(std::string_view text, std::string_view file_name) {
     }
     if (!current) continue;
     if (in_answer) {
-      if (!current->answer.empty() || !t.empty()) current->answer += (current->answer.empty() ? "" : "\n") + t;
+      if (!current->answer.empty() || !t.empty())
+        current->answer += (current->answer.empty() ? "" : "\n") + t;
       continue;
     }
     if (t.starts_with("answer:")) {
@@ -126,15 +139,16 @@ answers_doc parse_answers(std::string_view text, std::string_view file_name) {
       const std::string mark = m[1].str(), rest = m[2].str();
       std::smatch lm;
       if (!std::regex_search(rest, lm, label))
-        throw input_error(fmt::format("{}:{}: a checkbox in [{}] lost its (a)-style label", file_name, n,
-                                      current->id));
+        throw input_error(fmt::format("{}:{}: a checkbox in [{}] lost its (a)-style label",
+                                      file_name, n, current->id));
       const std::string option = lm[1].str();
       current->options.insert(option);
       if (mark == "x" || mark == "X")
         current->ticked.insert(option);
       else if (mark != " " && !mark.empty())
-        throw input_error(fmt::format("{}:{}: checkbox mark '[{}]' in [{}]: use [x] to tick or [ ] to leave", file_name,
-                                      n, mark, current->id));
+        throw input_error(
+            fmt::format("{}:{}: checkbox mark '[{}]' in [{}]: use [x] to tick or [ ] to leave",
+                        file_name, n, mark, current->id));
     }
   }
   for (auto& [id, part] : doc.parts) part.answer = trim(part.answer);
@@ -168,7 +182,8 @@ answer_key load_answer_key(const fs::path& file) {
         k.tolerance = p.at("tolerance");
         k.unit = p.value("unit", "");
       } else if (k.type == "term") {
-        for (const auto& a : p.at("accept")) k.accept.push_back(normalise_term(a.get<std::string>()));
+        for (const auto& a : p.at("accept"))
+          k.accept.push_back(normalise_term(a.get<std::string>()));
       } else if (k.type == "explanation") {
         for (const json& kp : p.at("key_points")) {
           key_point point{{kp.at("label").at("zh"), kp.at("label").at("en")}, {}};
@@ -176,7 +191,8 @@ answer_key load_answer_key(const fs::path& file) {
           k.key_points.push_back(std::move(point));
         }
       } else {
-        throw input_error(fmt::format("{}: part {} has unknown type \"{}\"", file.string(), k.id, k.type));
+        throw input_error(
+            fmt::format("{}: part {} has unknown type \"{}\"", file.string(), k.id, k.type));
       }
       k.veto_if_selected = p.value("veto_if_selected", std::map<std::string, std::string>{});
       k.veto_if_wrong = p.value("veto_if_wrong", "");
@@ -201,14 +217,16 @@ std::vector<part_grade> grade_answers(const answers_doc& doc, const answer_key& 
     const auto found = doc.parts.find(k.id);
     if (found == doc.parts.end()) {
       g.blank = true;
-      g.feedback = trf(l, "{}：答案文件里没有这一部分（从 exercises 恢复该标题）",
-                       "{}: missing from the answers file (restore its heading from exercises/)", k.id);
+      g.feedback =
+          trf(l, "{}：答案文件里没有这一部分（从 exercises 恢复该标题）",
+              "{}: missing from the answers file (restore its heading from exercises/)", k.id);
       if (!k.veto_if_blank.empty()) g.vetoes.push_back({k.veto_if_blank, g.feedback});
       out.push_back(std::move(g));
       continue;
     }
     const answer_part& a = found->second;
-    const bool blank = (k.type == "choice" || k.type == "multi") ? a.ticked.empty() : a.answer.empty();
+    const bool blank =
+        (k.type == "choice" || k.type == "multi") ? a.ticked.empty() : a.answer.empty();
     if (blank) {
       g.blank = true;
       g.feedback = trf(l, "{}：未作答", "{}: not answered", k.id);
@@ -225,35 +243,38 @@ std::vector<part_grade> grade_answers(const answers_doc& doc, const answer_key& 
       }
       if (k.type == "choice") {
         if (a.ticked.size() > 1) {
-          g.feedback = trf(l, "{}：单选题只能勾一个，勾了 {}", "{}: tick one box only; ticked {}", k.id,
-                           letters(a.ticked));
+          g.feedback = trf(l, "{}：单选题只能勾一个，勾了 {}", "{}: tick one box only; ticked {}",
+                           k.id, letters(a.ticked));
         } else if (a.ticked == k.correct) {
           g.points = k.points;
         } else {
           g.feedback = trf(l, "{}：选择不对", "{}: wrong choice", k.id);
         }
         if (g.points == 0 && !k.veto_if_wrong.empty())
-          g.vetoes.push_back({k.veto_if_wrong, trf(l, "{}：选了 {}", "{}: chose {}", k.id, letters(a.ticked))});
+          g.vetoes.push_back(
+              {k.veto_if_wrong, trf(l, "{}：选了 {}", "{}: chose {}", k.id, letters(a.ticked))});
       } else {
         int right = 0, wrong = 0;
         for (const auto& t : a.ticked) (k.correct.count(t) ? right : wrong)++;
         g.points = k.points * std::max(0, right - wrong) / static_cast<double>(k.correct.size());
         if (g.points < k.points)
-          g.feedback = trf(l, "{}：多选不完全对（对 {} 个，错 {} 个）", "{}: partly right ({} right, {} wrong ticks)",
-                           k.id, right, wrong);
+          g.feedback = trf(l, "{}：多选不完全对（对 {} 个，错 {} 个）",
+                           "{}: partly right ({} right, {} wrong ticks)", k.id, right, wrong);
       }
     } else if (k.type == "number") {
       double x = 0;
       if (!first_number(a.answer, &x)) {
-        g.feedback = trf(l, "{}：需要一个数字，写的是“{}”", "{}: needs a number, got \"{}\"", k.id, a.answer);
+        g.feedback = trf(l, "{}：需要一个数字，写的是“{}”", "{}: needs a number, got \"{}\"", k.id,
+                         a.answer);
       } else {
         if (std::abs(x - k.value) <= k.tolerance + 1e-9 * std::abs(k.value))
           g.points = k.points;
         else
           g.feedback = trf(l, "{}：数值不对（{}）", "{}: wrong value ({})", k.id, x);
         if (!k.veto_if_outside.empty() && (x < k.outside_lo || x > k.outside_hi))
-          g.vetoes.push_back({k.veto_if_outside, trf(l, "{}：{} {} 的量级不对", "{}: {} {} is off by an order of magnitude",
-                                                     k.id, x, k.unit)});
+          g.vetoes.push_back({k.veto_if_outside,
+                              trf(l, "{}：{} {} 的量级不对",
+                                  "{}: {} {} is off by an order of magnitude", k.id, x, k.unit)});
       }
     } else if (k.type == "term") {
       const std::string got = normalise_term(a.answer);
@@ -266,8 +287,9 @@ std::vector<part_grade> grade_answers(const answers_doc& doc, const answer_key& 
       std::string missing;
       int hits = 0;
       for (const key_point& p : k.key_points) {
-        const bool hit = std::any_of(p.any.begin(), p.any.end(),
-                                     [&](const std::string& s) { return text.find(s) != std::string::npos; });
+        const bool hit = std::any_of(p.any.begin(), p.any.end(), [&](const std::string& s) {
+          return text.find(s) != std::string::npos;
+        });
         if (hit)
           ++hits;
         else

@@ -7,7 +7,6 @@
 
 #include <fmt/format.h>
 
-
 #include "grader/error.hpp"
 #include "grader/files.hpp"
 #include "grader/regions.hpp"
@@ -20,7 +19,8 @@ namespace {
 
 std::string first_error_line(const std::string& output) {
   for (std::string_view line : split_lines(output))
-    if (line.find("Error") != std::string_view::npos || line.find("error") != std::string_view::npos)
+    if (line.find("Error") != std::string_view::npos ||
+        line.find("error") != std::string_view::npos)
       return std::string(line);
   return output.substr(0, output.find('\n'));
 }
@@ -54,7 +54,8 @@ std::string student_diagnostics(const std::string& output,
       continue;
     }
     // gcc's source excerpt and caret lines follow the message they belong to.
-    const bool excerpt = !line.empty() && (line.front() == ' ' || std::isdigit(static_cast<unsigned char>(line.front())));
+    const bool excerpt = !line.empty() && (line.front() == ' ' ||
+                                           std::isdigit(static_cast<unsigned char>(line.front())));
     if (context && excerpt && line.find(": ") == std::string_view::npos) {
       shown += std::string(line) + "\n";
       continue;
@@ -73,7 +74,9 @@ grading_tree::grading_tree(const course& c, const manifest& m, fs::path dir)
     : course_(c), manifest_(m), dir_(std::move(dir)) {
   std::error_code ec;
   fs::create_directories(dir_ / "submission", ec);
-  if (ec) throw cannot_grade(fmt::format("cannot create the build tree {}: {}", dir_.string(), ec.message()));
+  if (ec)
+    throw cannot_grade(
+        fmt::format("cannot create the build tree {}: {}", dir_.string(), ec.message()));
   lock_fd_ = open((dir_ / ".grader.lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
   if (lock_fd_ >= 0) flock(lock_fd_, LOCK_EX);
 }
@@ -82,29 +85,40 @@ grading_tree::~grading_tree() {
   if (lock_fd_ >= 0) close(lock_fd_);  // releases the lock
 }
 
-build_outcome grading_tree::build(const std::map<std::string, fs::path>& files, std::chrono::seconds timeout) {
+build_outcome grading_tree::build(const std::map<std::string, fs::path>& files,
+                                  std::chrono::seconds timeout) {
   const auto start = std::chrono::steady_clock::now();
-  if (!on_path("cmake")) throw cannot_grade("cmake not found: run .ci/install-deps (or apt-get install cmake)");
+  if (!on_path("cmake"))
+    throw cannot_grade("cmake not found: run .ci/install-deps (or apt-get install cmake)");
   const bool ninja = on_path("ninja");
 
   for (const auto& [name, path] : files) {
     if (path.string().find('"') != std::string::npos)
-      throw cannot_grade(fmt::format("cannot compile a file whose path holds a quote: {}", path.string()));
-    write_if_changed(dir_ / "submission" / name,
-                     fmt::format("// Written by the grader: compiles the submission's own file.\n#include \"{}\"\n",
-                                 fs::absolute(path).lexically_normal().string()));
+      throw cannot_grade(
+          fmt::format("cannot compile a file whose path holds a quote: {}", path.string()));
+    write_if_changed(
+        dir_ / "submission" / name,
+        fmt::format(
+            "// Written by the grader: compiles the submission's own file.\n#include \"{}\"\n",
+            fs::absolute(path).lexically_normal().string()));
   }
 
   run_options opts;
   opts.timeout = timeout;
-  if (!fs::exists(dir_ / "CMakeCache.txt") || !fs::exists(dir_ / (ninja ? "build.ninja" : "Makefile"))) {
-    std::vector<std::string> cmd = {"cmake", "-S", course_.root.string(), "-B", dir_.string(),
-                                    "-DCOURSE_GRADING_LESSON=" + manifest_.lesson, "-DCMAKE_BUILD_TYPE=Release"};
+  if (!fs::exists(dir_ / "CMakeCache.txt") ||
+      !fs::exists(dir_ / (ninja ? "build.ninja" : "Makefile"))) {
+    std::vector<std::string> cmd = {"cmake",
+                                    "-S",
+                                    course_.root.string(),
+                                    "-B",
+                                    dir_.string(),
+                                    "-DCOURSE_GRADING_LESSON=" + manifest_.lesson,
+                                    "-DCMAKE_BUILD_TYPE=Release"};
     if (ninja) cmd.insert(cmd.end(), {"-G", "Ninja"});
     const run_result conf = run_process(cmd, opts);
     if (!conf.ok())
-      throw cannot_grade(fmt::format("configuring the grading build failed ({}): {}", conf.describe(),
-                                     first_error_line(conf.output)));
+      throw cannot_grade(fmt::format("configuring the grading build failed ({}): {}",
+                                     conf.describe(), first_error_line(conf.output)));
   }
 
   const std::string target = manifest_.lesson + "_tests";

@@ -51,15 +51,16 @@ tag_run run_tag(const std::filesystem::path& binary, const std::string& tag, uns
   run_options opts;
   opts.timeout = timeout;
   opts.max_output = 2u << 20;
-  t.process = run_process({binary.string(), "--reporter", "course-json", "--rng-seed", std::to_string(seed),
-                           "--warn", "NoAssertions", tag},
+  t.process = run_process({binary.string(), "--reporter", "course-json", "--rng-seed",
+                           std::to_string(seed), "--warn", "NoAssertions", tag},
                           opts);
   t.records = parse_records(t.process.output);
   return t;
 }
 
-std::vector<tag_run> run_tags(const std::filesystem::path& binary, const std::vector<std::string>& tags,
-                              unsigned seed, std::chrono::milliseconds timeout, unsigned jobs) {
+std::vector<tag_run> run_tags(const std::filesystem::path& binary,
+                              const std::vector<std::string>& tags, unsigned seed,
+                              std::chrono::milliseconds timeout, unsigned jobs) {
   std::vector<tag_run> out(tags.size());
   std::atomic<size_t> next{0};
   auto worker = [&] {

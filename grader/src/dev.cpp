@@ -42,7 +42,8 @@ struct checker {
   dev_check_result result;
   void verdict(bool ok, const std::string& what, const std::string& why = {}) {
     (ok ? result.passed : result.failed)++;
-    fmt::print(out, "  {} {}{}\n", ok ? "ok  " : "FAIL", what, why.empty() ? "" : "\n         " + why);
+    fmt::print(out, "  {} {}{}\n", ok ? "ok  " : "FAIL", what,
+               why.empty() ? "" : "\n         " + why);
     out.flush();
   }
 };
@@ -61,27 +62,30 @@ std::set<std::string> veto_ids(const unit_report& u) {
 }
 
 std::string verdict_text(const unit_report& u) {
-  return fmt::format("{:g}/{:g}, not passed: {}; vetoes: {}; {}", u.score, u.max_score, join(not_passed(u)),
-                     join(veto_ids(u)), u.passed ? "PASS" : "FAIL");
+  return fmt::format("{:g}/{:g}, not passed: {}; vetoes: {}; {}", u.score, u.max_score,
+                     join(not_passed(u)), join(veto_ids(u)), u.passed ? "PASS" : "FAIL");
 }
 
 // A mutant is the solution with the mutant folder's files laid over it and its
 // "edits" applied (each `find` must occur exactly once, so a mutant cannot
 // silently go stale when the solution changes). Every file is written to
 // out_root/<name>/, which `grader <lesson> --submission` can grade by hand.
-std::map<std::string, fs::path> materialise_mutant(const course& c, const manifest& m, const fs::path& dir,
-                                                   const nlohmann::json& spec, const fs::path& out_root) {
+std::map<std::string, fs::path> materialise_mutant(const course& c, const manifest& m,
+                                                   const fs::path& dir, const nlohmann::json& spec,
+                                                   const fs::path& out_root) {
   std::map<std::string, fs::path> files = submission_files(m, dir, c.solutions_dir(m.lesson));
   const std::string name = dir.filename().string();
   std::map<std::string, std::string> edited;
   for (const auto& [file, path] : files) edited[file] = read_text(path);
   for (const auto& e : spec.value("edits", nlohmann::json::array())) {
     const std::string file = e.at("file"), find = e.at("find"), replace = e.at("replace");
-    if (!files.count(file)) throw input_error(fmt::format("mutant {}: edits unknown file {}", name, file));
+    if (!files.count(file))
+      throw input_error(fmt::format("mutant {}: edits unknown file {}", name, file));
     std::string& text = edited[file];
     const size_t at = text.find(find);
     if (at == std::string::npos || text.find(find, at + 1) != std::string::npos)
-      throw input_error(fmt::format("mutant {}: \"{}\" must occur exactly once in {} (stale mutant?)", name, find, file));
+      throw input_error(fmt::format(
+          "mutant {}: \"{}\" must occur exactly once in {} (stale mutant?)", name, find, file));
     text.replace(at, find.size(), replace);
   }
   const fs::path out = out_root / name;
@@ -105,8 +109,9 @@ int dev_sync(const course& c, const manifest& m, bool check_only, std::ostream& 
     if (want == have) continue;
     ++changed;
     if (check_only) {
-      fmt::print(out, "{}: differs from what {} generates (first at line {}); run: grader dev sync {}\n",
-                 display_path(student), display_path(solution), first_difference(want, have), m.lesson);
+      fmt::print(
+          out, "{}: differs from what {} generates (first at line {}); run: grader dev sync {}\n",
+          display_path(student), display_path(solution), first_difference(want, have), m.lesson);
     } else {
       fs::create_directories(student.parent_path());
       std::ofstream(student, std::ios::binary) << want;
@@ -133,8 +138,8 @@ dev_check_result dev_check(const course& c, const manifest& m, unsigned seed, st
     for (const unit& u : m.units)
       for (const item& it : u.items)
         if (it.exercise == e.id && std::abs(key.points_of(it.id) - it.points) > 1e-9)
-          why += fmt::format("{} has {:g} points in the key, {:g} in the manifest. ", it.id, key.points_of(it.id),
-                             it.points);
+          why += fmt::format("{} has {:g} points in the key, {:g} in the manifest. ", it.id,
+                             key.points_of(it.id), it.points);
     ck.verdict(why.empty(), fmt::format("answer key {} matches the manifest's points", e.key), why);
   }
 
@@ -167,8 +172,10 @@ dev_check_result dev_check(const course& c, const manifest& m, unsigned seed, st
     }
     for (const auto& t : known)
       if (!declared.count(t)) unknown.insert(t);
-    ck.verdict(missing.empty() && unknown.empty(), "every code item has tests; every test tag is in the manifest",
-               fmt::format("items without tests: {}; tags not in the manifest: {}", join(missing), join(unknown)));
+    ck.verdict(missing.empty() && unknown.empty(),
+               "every code item has tests; every test tag is in the manifest",
+               fmt::format("items without tests: {}; tags not in the manifest: {}", join(missing),
+                           join(unknown)));
   }
 
   // 4. The untouched exercises: no code points, FAIL, and the blanks are named.
@@ -182,15 +189,18 @@ dev_check_result dev_check(const course& c, const manifest& m, unsigned seed, st
       if (m.exercise_of(it).kind == "cpp")
         for (const auto& r : u.items)
           if (r.id == it.id) code_points += r.points;
-    ck.verdict(code_points == 0 && !u.passed, fmt::format("untouched exercises earn 0 code points and FAIL in {}", u.id),
+    ck.verdict(code_points == 0 && !u.passed,
+               fmt::format("untouched exercises earn 0 code points and FAIL in {}", u.id),
                verdict_text(u));
   }
   bool names_blanks = false;
-  for (const auto& msg : untouched.messages) names_blanks |= msg.find("still empty") != std::string::npos;
+  for (const auto& msg : untouched.messages)
+    names_blanks |= msg.find("still empty") != std::string::npos;
   bool all_have_blanks = true;
   for (const exercise& e : m.exercises)
     if (e.kind == "cpp") all_have_blanks &= !find_blanks(read_text(ex.files.at(e.file))).empty();
-  ck.verdict(names_blanks && all_have_blanks, "the untouched C++ files report their unfilled blanks by name");
+  ck.verdict(names_blanks && all_have_blanks,
+             "the untouched C++ files report their unfilled blanks by name");
 
   // 5. Mutants: each gets exactly the verdict it declares.
   const fs::path mutants = c.mutants_dir(m.lesson);
@@ -216,9 +226,11 @@ dev_check_result dev_check(const course& c, const manifest& m, unsigned seed, st
     mr.label = "mutant " + name;
     mr.unit = unit_id;
     if (spec.contains("test_timeout_s"))
-      mr.test_timeout = std::chrono::milliseconds(static_cast<long>(spec["test_timeout_s"].get<double>() * 1000));
+      mr.test_timeout =
+          std::chrono::milliseconds(static_cast<long>(spec["test_timeout_s"].get<double>() * 1000));
     try {
-      mr.files = materialise_mutant(c, m, dir, spec, c.grading_tree(m.lesson).parent_path() / (m.lesson + "-mutants"));
+      mr.files = materialise_mutant(
+          c, m, dir, spec, c.grading_tree(m.lesson).parent_path() / (m.lesson + "-mutants"));
     } catch (const input_error& e) {
       ck.verdict(false, "mutant " + name, e.what());
       continue;
@@ -229,9 +241,12 @@ dev_check_result dev_check(const course& c, const manifest& m, unsigned seed, st
     const bool ok = not_passed(u) == want_failed && veto_ids(u) == want_vetoes &&
                     u.passed == expect.value("passed", want_pass);
     ck.verdict(ok, fmt::format("mutant {}: {}", name, spec.value("description", "")),
-               ok ? "" : fmt::format("declared not passed: {}; vetoes: {}\n         got {}\n         reproduce: grader {} --submission {}",
-                                     join(want_failed), join(want_vetoes), verdict_text(u), m.lesson,
-                                     display_path(c.grading_tree(m.lesson).parent_path() / (m.lesson + "-mutants") / name)));
+               ok ? ""
+                  : fmt::format("declared not passed: {}; vetoes: {}\n         got {}\n         "
+                                "reproduce: grader {} --submission {}",
+                                join(want_failed), join(want_vetoes), verdict_text(u), m.lesson,
+                                display_path(c.grading_tree(m.lesson).parent_path() /
+                                             (m.lesson + "-mutants") / name)));
   }
   if (dirs.empty()) ck.verdict(false, "mutants exist in " + display_path(mutants));
 

@@ -22,16 +22,22 @@ namespace grader {
 namespace {
 
 // The tests' "rng seed ..." line: the report states the seed once instead.
-bool is_seed_note(const std::string& info) { return info.rfind("rng seed", 0) == 0; }
+bool is_seed_note(const std::string& info) {
+  return info.rfind("rng seed", 0) == 0;
+}
 
-std::string item_tag(const item& it) { return "[" + it.id + "]"; }
-std::string veto_tag(const veto& v) { return "[veto:" + v.id + "]"; }
+std::string item_tag(const item& it) {
+  return "[" + it.id + "]";
+}
+std::string veto_tag(const veto& v) {
+  return "[veto:" + v.id + "]";
+}
 
 // The first failure of a tag's tests, told briefly: the test, then what broke.
 std::string failure_summary(const tag_run& run, lang l) {
   if (run.process.timed_out)
-    return trf(l, "测试超时（{}）：学生代码里有死循环？", "tests {}: an infinite loop in the student code?",
-               run.process.describe());
+    return trf(l, "测试超时（{}）：学生代码里有死循环？",
+               "tests {}: an infinite loop in the student code?", run.process.describe());
   if (run.process.term_signal) {
     // Catch2's signal handler records the test that was running when it crashed.
     std::string where;
@@ -39,14 +45,16 @@ std::string failure_summary(const tag_run& run, lang l) {
       for (const test_failure& f : r.failures)
         if (f.kind == "fatal") where = r.name;
     return where.empty()
-               ? trf(l, "测试进程崩溃（{}）：越界访问？", "the test process crashed ({}): an out-of-bounds access?",
+               ? trf(l, "测试进程崩溃（{}）：越界访问？",
+                     "the test process crashed ({}): an out-of-bounds access?",
                      run.process.describe())
-               : trf(l, "'{}' 运行中崩溃（{}）：越界访问？", "'{}' crashed ({}): an out-of-bounds access?", where,
-                     run.process.describe());
+               : trf(l, "'{}' 运行中崩溃（{}）：越界访问？",
+                     "'{}' crashed ({}): an out-of-bounds access?", where, run.process.describe());
   }
   for (const test_record& r : run.records) {
     if (r.passed) continue;
-    if (r.failures.empty()) return fmt::format("'{}': {}", r.name, tr(l, "没有断言", "made no assertion"));
+    if (r.failures.empty())
+      return fmt::format("'{}': {}", r.name, tr(l, "没有断言", "made no assertion"));
     const test_failure& f = r.failures.front();
     std::string what;
     if (f.kind == "exception" || f.kind == "fatal" || f.kind == "fail") {
@@ -60,8 +68,10 @@ std::string failure_summary(const tag_run& run, lang l) {
     return out;
   }
   if (run.records.empty())
-    return trf(l, "这一项没有测试（{}）", "no tests ran for this item ({})", run.process.describe());
-  return trf(l, "测试进程异常结束（{}）", "the test process ended badly ({})", run.process.describe());
+    return trf(l, "这一项没有测试（{}）", "no tests ran for this item ({})",
+               run.process.describe());
+  return trf(l, "测试进程异常结束（{}）", "the test process ended badly ({})",
+             run.process.describe());
 }
 
 // A veto detector's reason: the INFO lines of its failed check.
@@ -86,8 +96,10 @@ bool veto_fired(const tag_run& run) {
 
 }  // namespace
 
-std::map<std::string, fs::path> submission_files(const manifest& m, const fs::path& dir, const fs::path& fallback) {
-  if (!fs::is_directory(dir)) throw cannot_grade(fmt::format("no such folder: {}", display_path(dir)));
+std::map<std::string, fs::path> submission_files(const manifest& m, const fs::path& dir,
+                                                 const fs::path& fallback) {
+  if (!fs::is_directory(dir))
+    throw cannot_grade(fmt::format("no such folder: {}", display_path(dir)));
   std::map<std::string, fs::path> files;
   for (const exercise& e : m.exercises) {
     fs::path p = dir / e.file;
@@ -95,8 +107,8 @@ std::map<std::string, fs::path> submission_files(const manifest& m, const fs::pa
     if (!fs::is_regular_file(p)) {
       std::string expected;
       for (const exercise& x : m.exercises) expected += (expected.empty() ? "" : ", ") + x.file;
-      throw cannot_grade(fmt::format("missing file {} (a {} submission holds: {})", display_path(dir / e.file),
-                                     m.lesson, expected));
+      throw cannot_grade(fmt::format("missing file {} (a {} submission holds: {})",
+                                     display_path(dir / e.file), m.lesson, expected));
     }
     files[e.file] = fs::absolute(p).lexically_normal();
   }
@@ -115,7 +127,8 @@ report grade(const course& c, const manifest& m, const grade_request& req) {
   std::vector<const unit*> units;
   for (const unit& u : m.units)
     if (req.unit.empty() || req.unit == u.id) units.push_back(&u);
-  if (units.empty()) throw cannot_grade(fmt::format("lesson {} has no unit '{}'", m.lesson, req.unit));
+  if (units.empty())
+    throw cannot_grade(fmt::format("lesson {} has no unit '{}'", m.lesson, req.unit));
 
   // Which exercises the chosen units touch.
   std::set<std::string> used;
@@ -130,7 +143,9 @@ report grade(const course& c, const manifest& m, const grade_request& req) {
     const auto blanks = find_blanks(read_text(req.files.at(e.file)));
     if (blanks.empty()) continue;
     std::string list;
-    for (const auto& b : blanks) list += fmt::format("{}{} ({} {})", list.empty() ? "" : ", ", b.name, tr(l, "行", "line"), b.line);
+    for (const auto& b : blanks)
+      list += fmt::format("{}{} ({} {})", list.empty() ? "" : ", ", b.name, tr(l, "行", "line"),
+                          b.line);
     rep.messages.push_back(trf(l, "{}：还有 {} 个空没填：{}（提示：grader hint {}）",
                                "{}: {} blank(s) still empty: {} (hints: grader hint {})",
                                display_path(req.files.at(e.file)), blanks.size(), list, m.lesson));
@@ -144,10 +159,13 @@ report grade(const course& c, const manifest& m, const grade_request& req) {
     const build_outcome built = tree.build(req.files, req.build_timeout);
     if (!built.ok) {
       build_error = built.diagnostics;
-      rep.messages.push_back(trf(l, "编译失败：\n{}", "Compilation failed:\n{}", built.diagnostics));
+      rep.messages.push_back(
+          trf(l, "编译失败：\n{}", "Compilation failed:\n{}", built.diagnostics));
     } else {
       const auto available = list_tags(built.tests_binary);
-      auto has = [&](const std::string& t) { return std::find(available.begin(), available.end(), t) != available.end(); };
+      auto has = [&](const std::string& t) {
+        return std::find(available.begin(), available.end(), t) != available.end();
+      };
       std::vector<std::string> tags;
       for (const unit* u : units) {
         for (const item& it : u->items)
@@ -156,7 +174,8 @@ report grade(const course& c, const manifest& m, const grade_request& req) {
           if (has(veto_tag(v))) tags.push_back(veto_tag(v));
       }
       const unsigned jobs = std::max(2u, std::thread::hardware_concurrency());
-      for (auto& run : run_tags(built.tests_binary, tags, req.seed, req.test_timeout, jobs)) runs[run.tag] = std::move(run);
+      for (auto& run : run_tags(built.tests_binary, tags, req.seed, req.test_timeout, jobs))
+        runs[run.tag] = std::move(run);
     }
   }
 
@@ -167,11 +186,13 @@ report grade(const course& c, const manifest& m, const grade_request& req) {
     if (e.kind != "answers" || !used.count(e.id)) continue;
     const answer_key key = load_answer_key(c.solutions_dir(m.lesson) / e.key);
     try {
-      const answers_doc doc = parse_answers(read_text(req.files.at(e.file)), display_path(req.files.at(e.file)));
+      const answers_doc doc =
+          parse_answers(read_text(req.files.at(e.file)), display_path(req.files.at(e.file)));
       answer_grades[e.id] = grade_answers(doc, key, l);
     } catch (const input_error& err) {
       answer_errors[e.id] = err.what();
-      rep.messages.push_back(trf(l, "答案文件无法读取：{}", "Cannot read the answers file: {}", err.what()));
+      rep.messages.push_back(
+          trf(l, "答案文件无法读取：{}", "Cannot read the answers file: {}", err.what()));
     }
   }
 
@@ -200,7 +221,8 @@ report grade(const course& c, const manifest& m, const grade_request& req) {
             r.status = item_status::pass;
             r.feedback = it.pass_feedback.in(l);
           } else {
-            r.status = run.process.timed_out || run.process.term_signal ? item_status::error : item_status::fail;
+            r.status = run.process.timed_out || run.process.term_signal ? item_status::error
+                                                                        : item_status::fail;
             r.feedback = it.fail_feedback.in(l);
             r.feedback += (r.feedback.empty() ? "" : "\n") + failure_summary(run, l);
           }
@@ -220,7 +242,9 @@ report grade(const course& c, const manifest& m, const grade_request& req) {
             notes += (notes.empty() ? "" : "\n") + g.feedback;
           for (const veto_hit& v : g.vetoes) ur.add_veto(v.id, veto_title(v.id), v.reason);
         }
-        if (!blank.empty()) notes = trf(l, "未作答：{}", "not answered: {}", blank) + (notes.empty() ? "" : "\n") + notes;
+        if (!blank.empty())
+          notes =
+              trf(l, "未作答：{}", "not answered: {}", blank) + (notes.empty() ? "" : "\n") + notes;
         r.feedback = notes;
         r.status = r.points >= it.points - 1e-9 ? item_status::pass
                    : r.points > 1e-9            ? item_status::partial

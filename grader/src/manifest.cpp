@@ -25,7 +25,8 @@ const json& field(const json& j, const char* name, const fs::path& file, const s
   return j.at(name);
 }
 
-std::string get_string(const json& j, const char* name, const fs::path& file, const std::string& where) {
+std::string get_string(const json& j, const char* name, const fs::path& file,
+                       const std::string& where) {
   const json& v = field(j, name, file, where);
   if (!v.is_string() || v.get<std::string>().empty())
     bad(file, fmt::format("{}.{} must be a non-empty string", where, name));
@@ -45,7 +46,8 @@ text get_text(const json& j, const char* name, const fs::path& file, const std::
   return text{v.at("zh").get<std::string>(), v.at("en").get<std::string>()};
 }
 
-text optional_text(const json& j, const char* name, const fs::path& file, const std::string& where) {
+text optional_text(const json& j, const char* name, const fs::path& file,
+                   const std::string& where) {
   if (!j.contains(name)) return {};
   return get_text(j, name, file, where);
 }
@@ -58,7 +60,9 @@ const exercise* manifest::find_exercise(const std::string& id) const {
   return nullptr;
 }
 
-const exercise& manifest::exercise_of(const item& it) const { return *find_exercise(it.exercise); }
+const exercise& manifest::exercise_of(const item& it) const {
+  return *find_exercise(it.exercise);
+}
 
 std::vector<std::string> course::lessons() const {
   std::vector<std::string> out;
@@ -76,7 +80,8 @@ course find_course(const fs::path& hint, const fs::path& start) {
   };
   if (!hint.empty()) {
     if (!is_root(hint))
-      throw cannot_grade(fmt::format("{} is not a course root (no lessons/ and grader/)", hint.string()));
+      throw cannot_grade(
+          fmt::format("{} is not a course root (no lessons/ and grader/)", hint.string()));
     return course{fs::absolute(hint).lexically_normal()};
   }
   for (fs::path p = fs::absolute(start); !p.empty(); p = p.parent_path()) {
@@ -96,7 +101,8 @@ manifest load_manifest(const course& c, const std::string& lesson) {
     const auto known = c.lessons();
     std::string list;
     for (const auto& l : known) list += (list.empty() ? "" : ", ") + l;
-    throw cannot_grade(fmt::format("no lesson '{}' (known: {})", lesson, list.empty() ? "none" : list));
+    throw cannot_grade(
+        fmt::format("no lesson '{}' (known: {})", lesson, list.empty() ? "none" : list));
   }
   json j;
   try {
@@ -107,7 +113,8 @@ manifest load_manifest(const course& c, const std::string& lesson) {
 
   manifest m;
   m.lesson = get_string(j, "lesson", file, "manifest");
-  if (m.lesson != lesson) bad(file, fmt::format("\"lesson\" is \"{}\" but the folder is {}", m.lesson, lesson));
+  if (m.lesson != lesson)
+    bad(file, fmt::format("\"lesson\" is \"{}\" but the folder is {}", m.lesson, lesson));
   m.title = get_text(j, "title", file, "manifest");
 
   for (const json& e : field(j, "exercises", file, "manifest")) {
@@ -142,19 +149,22 @@ manifest load_manifest(const course& c, const std::string& lesson) {
       it.id = get_string(i, "id", file, where + " item");
       const std::string iw = where + " item " + it.id;
       it.exercise = get_string(i, "exercise", file, iw);
-      if (!m.find_exercise(it.exercise)) bad(file, fmt::format("{}: no exercise \"{}\"", iw, it.exercise));
+      if (!m.find_exercise(it.exercise))
+        bad(file, fmt::format("{}: no exercise \"{}\"", iw, it.exercise));
       it.points = get_number(i, "points", file, iw);
       it.title = get_text(i, "title", file, iw);
       if (i.contains("feedback")) {
         it.pass_feedback = optional_text(i["feedback"], "pass", file, iw + ".feedback");
         it.fail_feedback = optional_text(i["feedback"], "fail", file, iw + ".feedback");
       }
-      if (!ids.insert(it.id).second) bad(file, fmt::format("{}: item id {} appears twice", where, it.id));
+      if (!ids.insert(it.id).second)
+        bad(file, fmt::format("{}: item id {} appears twice", where, it.id));
       total += it.points;
       un.items.push_back(std::move(it));
     }
     if (std::abs(total - un.max_score) > 1e-9)
-      bad(file, fmt::format("{}: items add up to {} points, max_score is {}", where, total, un.max_score));
+      bad(file, fmt::format("{}: items add up to {} points, max_score is {}", where, total,
+                            un.max_score));
     if (u.contains("vetoes")) {
       for (const json& v : u["vetoes"]) {
         veto ve;

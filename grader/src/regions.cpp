@@ -40,10 +40,12 @@ std::string cpp_student(std::string_view solution, std::string_view file_name) {
       inside = true;
       begin_line = n;
     } else if (starts_with_marker(line, "END SOLUTION", nullptr)) {
-      if (!inside) throw input_error(fmt::format("{}:{}: END SOLUTION without BEGIN SOLUTION", file_name, n));
+      if (!inside)
+        throw input_error(fmt::format("{}:{}: END SOLUTION without BEGIN SOLUTION", file_name, n));
       inside = false;
     } else if (starts_with_marker(line, "PROMPT", &rest)) {
-      if (!inside) throw input_error(fmt::format("{}:{}: PROMPT outside a SOLUTION region", file_name, n));
+      if (!inside)
+        throw input_error(fmt::format("{}:{}: PROMPT outside a SOLUTION region", file_name, n));
       const std::string_view indent = line.substr(0, line.size() - trim_left(line).size());
       out.append(indent).append(rest).append("\n");
     } else if (!inside) {
@@ -55,7 +57,9 @@ std::string cpp_student(std::string_view solution, std::string_view file_name) {
   return out;
 }
 
-bool is_heading(std::string_view line) { return trim_left(line).starts_with("#"); }
+bool is_heading(std::string_view line) {
+  return trim_left(line).starts_with("#");
+}
 
 std::string answers_student(std::string_view solution) {
   static const std::regex ticked(R"(^(\s*[-*]\s*\[)[xX](\].*)$)");
@@ -101,7 +105,8 @@ std::vector<std::string_view> split_lines(std::string_view text) {
   return lines;
 }
 
-std::string make_student_file(std::string_view solution, std::string_view kind, std::string_view file_name) {
+std::string make_student_file(std::string_view solution, std::string_view kind,
+                              std::string_view file_name) {
   if (kind == "cpp") return cpp_student(solution, file_name);
   if (kind == "answers") return answers_student(solution);
   throw input_error(fmt::format("{}: no student-file rule for kind \"{}\"", file_name, kind));

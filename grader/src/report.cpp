@@ -11,14 +11,18 @@
 namespace grader {
 namespace {
 
-double round2(double x) { return std::round(x * 100.0) / 100.0; }
+double round2(double x) {
+  return std::round(x * 100.0) / 100.0;
+}
 
 std::string pad(const std::string& s, size_t width) {
   const size_t w = display_width(s);
   return w >= width ? s : s + std::string(width - w, ' ');
 }
 
-std::string points_text(double x) { return fmt::format("{:g}", round2(x)); }
+std::string points_text(double x) {
+  return fmt::format("{:g}", round2(x));
+}
 
 nlohmann::json unit_json(const unit_report& u, const report& r) {
   nlohmann::json items = nlohmann::json::array(), vetoes = nlohmann::json::array();
@@ -31,19 +35,24 @@ nlohmann::json unit_json(const unit_report& u, const report& r) {
                      {"feedback", it.feedback},
                      {"needs_review", it.needs_review}});
   for (const auto& v : u.vetoes) vetoes.push_back({{"id", v.id}, {"reason", v.reason}});
-  return {{"lesson", r.lesson},   {"unit", u.id},          {"score", round2(u.score)},
-          {"max_score", u.max_score}, {"pass_line", u.pass_line}, {"passed", u.passed},
-          {"vetoes", vetoes},     {"items", items}};
+  return {{"lesson", r.lesson},       {"unit", u.id},
+          {"score", round2(u.score)}, {"max_score", u.max_score},
+          {"pass_line", u.pass_line}, {"passed", u.passed},
+          {"vetoes", vetoes},         {"items", items}};
 }
 
 }  // namespace
 
 const char* to_string(item_status s) {
   switch (s) {
-    case item_status::pass: return "pass";
-    case item_status::partial: return "partial";
-    case item_status::fail: return "fail";
-    case item_status::error: return "error";
+    case item_status::pass:
+      return "pass";
+    case item_status::partial:
+      return "partial";
+    case item_status::fail:
+      return "fail";
+    case item_status::error:
+      return "error";
   }
   return "error";
 }
@@ -54,9 +63,16 @@ size_t display_width(std::string_view s) {
     const unsigned char c = s[i];
     char32_t cp = c;
     int len = 1;
-    if (c >= 0xF0) { cp = c & 0x07; len = 4; }
-    else if (c >= 0xE0) { cp = c & 0x0F; len = 3; }
-    else if (c >= 0xC0) { cp = c & 0x1F; len = 2; }
+    if (c >= 0xF0) {
+      cp = c & 0x07;
+      len = 4;
+    } else if (c >= 0xE0) {
+      cp = c & 0x0F;
+      len = 3;
+    } else if (c >= 0xC0) {
+      cp = c & 0x1F;
+      len = 2;
+    }
     for (int k = 1; k < len && i + k < s.size(); ++k) cp = (cp << 6) | (s[i + k] & 0x3F);
     i += len;
     const bool wide = (cp >= 0x1100 && cp <= 0x115F) || (cp >= 0x2E80 && cp <= 0xA4CF) ||
@@ -68,7 +84,8 @@ size_t display_width(std::string_view s) {
   return w;
 }
 
-void unit_report::add_veto(const std::string& id, const std::string& veto_title, const std::string& reason) {
+void unit_report::add_veto(const std::string& id, const std::string& veto_title,
+                           const std::string& reason) {
   for (auto& v : vetoes)
     if (v.id == id) {
       if (v.reason.find(reason) == std::string::npos) v.reason += "; " + reason;
@@ -110,10 +127,11 @@ std::string render_text(const report& r, bool color) {
   auto paint = [&](const std::string& s, const char* code) {
     return color ? fmt::format("\033[{}m{}\033[0m", code, s) : s;
   };
-  std::string out = fmt::format("{}\n{} {}\n{} {}\n", paint(r.title, "1"), tr(l, "提交：", "Submission:"), r.submission,
-                                tr(l, "随机种子：", "Seed:"),
-                                trf(l, "{}（用 --seed {} 复现同样的测试输入）", "{} (--seed {} reproduces the test inputs)",
-                                    r.seed, r.seed));
+  std::string out =
+      fmt::format("{}\n{} {}\n{} {}\n", paint(r.title, "1"), tr(l, "提交：", "Submission:"),
+                  r.submission, tr(l, "随机种子：", "Seed:"),
+                  trf(l, "{}（用 --seed {} 复现同样的测试输入）",
+                      "{} (--seed {} reproduces the test inputs)", r.seed, r.seed));
   for (const auto& m : r.messages) {
     out += "\n";
     for (std::string_view line : split_lines(m)) out += fmt::format("  {}\n", line);
@@ -126,23 +144,30 @@ std::string render_text(const report& r, bool color) {
       title_w = std::max(title_w, display_width(it.title));
     }
     for (const auto& it : u.items) {
-      const char* mark = it.status == item_status::pass ? "✓" : it.status == item_status::partial ? "~" : "✗";
-      const char* code = it.status == item_status::pass ? "32" : it.status == item_status::partial ? "33" : "31";
-      out += fmt::format("  {} {}  {}  {:>5} / {:g}{}\n", paint(mark, code), pad(it.id, id_w), pad(it.title, title_w),
-                         points_text(it.points), it.max_points,
+      const char* mark = it.status == item_status::pass      ? "✓"
+                         : it.status == item_status::partial ? "~"
+                                                             : "✗";
+      const char* code = it.status == item_status::pass      ? "32"
+                         : it.status == item_status::partial ? "33"
+                                                             : "31";
+      out += fmt::format("  {} {}  {}  {:>5} / {:g}{}\n", paint(mark, code), pad(it.id, id_w),
+                         pad(it.title, title_w), points_text(it.points), it.max_points,
                          it.needs_review ? tr(l, "  （待人工复核）", "  (needs review)") : "");
       if (!it.feedback.empty())
-        for (std::string_view line : split_lines(it.feedback)) out += fmt::format("      {}\n", line);
+        for (std::string_view line : split_lines(it.feedback))
+          out += fmt::format("      {}\n", line);
     }
     if (!u.vetoes.empty()) {
       out += fmt::format("  {}\n", paint(tr(l, "一票否决：", "Vetoes:"), "31;1"));
-      for (const auto& v : u.vetoes) out += fmt::format("    ✗ {} — {}\n      {}\n", v.id, v.title, v.reason);
+      for (const auto& v : u.vetoes)
+        out += fmt::format("    ✗ {} — {}\n      {}\n", v.id, v.title, v.reason);
     } else {
       out += fmt::format("  {}\n", tr(l, "一票否决：无", "Vetoes: none"));
     }
     const std::string verdict = u.passed ? paint("PASS", "32;1") : paint("FAIL", "31;1");
-    out += fmt::format("  {} {} / {:g}   {} {:g}   {}\n", tr(l, "得分", "Score"), points_text(u.score), u.max_score,
-                       tr(l, "通过线", "pass line"), u.pass_line, verdict);
+    out +=
+        fmt::format("  {} {} / {:g}   {} {:g}   {}\n", tr(l, "得分", "Score"), points_text(u.score),
+                    u.max_score, tr(l, "通过线", "pass line"), u.pass_line, verdict);
   }
   return out;
 }

@@ -17,7 +17,10 @@ namespace grader {
 std::string run_result::describe() const {
   if (spawn_failed) return "could not start: " + output;
   if (timed_out) return fmt::format("timed out after {:.1f} s", seconds);
-  if (term_signal) return fmt::format("killed by {}", sigabbrev_np(term_signal) ? fmt::format("SIG{}", sigabbrev_np(term_signal)) : std::to_string(term_signal));
+  if (term_signal)
+    return fmt::format("killed by {}", sigabbrev_np(term_signal)
+                                           ? fmt::format("SIG{}", sigabbrev_np(term_signal))
+                                           : std::to_string(term_signal));
   return fmt::format("exit code {}", exit_code);
 }
 
@@ -104,7 +107,8 @@ run_result run_process(const std::vector<std::string>& argv, const run_options& 
   char buf[65536];
   bool open_pipe = true;
   while (open_pipe) {
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - clock::now());
+    const auto left =
+        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - clock::now());
     if (left.count() <= 0) {
       r.timed_out = true;
       break;

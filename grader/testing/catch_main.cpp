@@ -60,10 +60,14 @@ class course_json_reporter : public Catch::StreamingReporterBase<course_json_rep
  private:
   static const char* kind_name(Catch::ResultWas::OfType type) {
     switch (type) {
-      case Catch::ResultWas::ThrewException: return "exception";
-      case Catch::ResultWas::FatalErrorCondition: return "fatal";
-      case Catch::ResultWas::ExplicitFailure: return "fail";
-      default: return "assertion";
+      case Catch::ResultWas::ThrewException:
+        return "exception";
+      case Catch::ResultWas::FatalErrorCondition:
+        return "fatal";
+      case Catch::ResultWas::ExplicitFailure:
+        return "fail";
+      default:
+        return "assertion";
     }
   }
 

@@ -14,8 +14,8 @@
 
 namespace lesson13 {
 
-void online_softmax_update(const float* S_ij, const float* V_j, int Br, int Bc, int d,
-                           float* m_i, float* l_i, float* O_i) {
+void online_softmax_update(const float* S_ij, const float* V_j, int Br, int Bc, int d, float* m_i,
+                           float* l_i, float* O_i) {
   std::vector<float> p_ij(Bc);
   for (int r = 0; r < Br; ++r) {
     const float* s = S_ij + r * Bc;
@@ -74,8 +74,8 @@ void normalize_rows(float* O, const float* l, int n, int d) {
   }
 }
 
-void flash_attention(const float* Q, const float* K, const float* V, int n, int d,
-                     int block_size, float* O) {
+void flash_attention(const float* Q, const float* K, const float* V, int n, int d, int block_size,
+                     float* O) {
   std::vector<float> m(n, -std::numeric_limits<float>::infinity());  // running max
   std::vector<float> l(n, 0.0f);                                     // running sum
   std::fill(O, O + static_cast<long>(n) * d, 0.0f);                  // running output

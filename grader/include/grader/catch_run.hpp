@@ -39,8 +39,9 @@ tag_run run_tag(const std::filesystem::path& binary, const std::string& tag, uns
                 std::chrono::milliseconds timeout);
 
 // Runs several tags at once (one process each), up to `jobs` in parallel.
-std::vector<tag_run> run_tags(const std::filesystem::path& binary, const std::vector<std::string>& tags,
-                              unsigned seed, std::chrono::milliseconds timeout, unsigned jobs);
+std::vector<tag_run> run_tags(const std::filesystem::path& binary,
+                              const std::vector<std::string>& tags, unsigned seed,
+                              std::chrono::milliseconds timeout, unsigned jobs);
 
 // The tags the binary's tests carry, e.g. "[code.update]".
 std::vector<std::string> list_tags(const std::filesystem::path& binary);

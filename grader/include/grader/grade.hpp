@@ -28,8 +28,9 @@ struct grade_request {
 // The files of `dir` named like the lesson's exercise files. Files missing from
 // `dir` come from `fallback` when given (a mutant holds only what it changes);
 // otherwise a missing file throws cannot_grade.
-std::map<std::string, std::filesystem::path> submission_files(const manifest& m, const std::filesystem::path& dir,
-                                                              const std::filesystem::path& fallback = {});
+std::map<std::string, std::filesystem::path> submission_files(
+    const manifest& m, const std::filesystem::path& dir,
+    const std::filesystem::path& fallback = {});
 
 report grade(const course& c, const manifest& m, const grade_request& request);
 

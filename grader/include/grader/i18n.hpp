@@ -7,7 +7,9 @@
 
 namespace grader {
 
-inline const char* tr(lang l, const char* zh, const char* en) { return l == lang::zh ? zh : en; }
+inline const char* tr(lang l, const char* zh, const char* en) {
+  return l == lang::zh ? zh : en;
+}
 
 // fmt::format with a message chosen by language.
 template <class... Args>

@@ -63,14 +63,24 @@ struct manifest {
 struct course {
   std::filesystem::path root;
 
-  std::filesystem::path lesson_dir(const std::string& lesson) const { return root / "lessons" / lesson; }
+  std::filesystem::path lesson_dir(const std::string& lesson) const {
+    return root / "lessons" / lesson;
+  }
   std::filesystem::path manifest_path(const std::string& lesson) const {
     return lesson_dir(lesson) / "manifest.json";
   }
-  std::filesystem::path exercises_dir(const std::string& lesson) const { return root / "exercises" / lesson; }
-  std::filesystem::path solutions_dir(const std::string& lesson) const { return root / "solutions" / lesson; }
-  std::filesystem::path mutants_dir(const std::string& lesson) const { return solutions_dir(lesson) / "mutants"; }
-  std::filesystem::path grading_tree(const std::string& lesson) const { return root / "build" / "grade" / lesson; }
+  std::filesystem::path exercises_dir(const std::string& lesson) const {
+    return root / "exercises" / lesson;
+  }
+  std::filesystem::path solutions_dir(const std::string& lesson) const {
+    return root / "solutions" / lesson;
+  }
+  std::filesystem::path mutants_dir(const std::string& lesson) const {
+    return solutions_dir(lesson) / "mutants";
+  }
+  std::filesystem::path grading_tree(const std::string& lesson) const {
+    return root / "build" / "grade" / lesson;
+  }
 
   std::vector<std::string> lessons() const;  // every lessons/*/manifest.json, sorted
 };

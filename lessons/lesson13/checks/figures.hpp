@@ -37,7 +37,8 @@ inline std::vector<marked_figure> read_marked_figures(const std::filesystem::pat
       for (std::sregex_iterator it(line.begin(), line.end(), marker), end; it != end; ++it) {
         const std::string before = line.substr(0, it->position());
         std::string last;
-        for (std::sregex_iterator nt(before.begin(), before.end(), number); nt != end; ++nt) last = nt->str();
+        for (std::sregex_iterator nt(before.begin(), before.end(), number); nt != end; ++nt)
+          last = nt->str();
         last.erase(std::remove(last.begin(), last.end(), ','), last.end());
         out.push_back({entry.path().filename().string(), n, (*it)[1].str(),
                        last.empty() ? std::nan("") : std::stod(last)});

@@ -15,15 +15,15 @@ namespace lesson13 {
 //   l_i[r]  sum of exp(score - m_i[r]) over the scores seen so far (starts at 0)
 //   O_i     Br x d, sum of exp(score - m_i[r]) * v over the rows v seen so far,
 //           not yet divided by l_i[r] (starts at 0)
-void online_softmax_update(const float* S_ij, const float* V_j, int Br, int Bc, int d,
-                           float* m_i, float* l_i, float* O_i);
+void online_softmax_update(const float* S_ij, const float* V_j, int Br, int Bc, int d, float* m_i,
+                           float* l_i, float* O_i);
 
 // The final normalisation: divides each row r of O (n x d) by l[r].
 void normalize_rows(float* O, const float* l, int n, int d);
 
 // softmax(Q K^T) V without ever holding more than one Br x Bc block of scores.
 // Writes O (n x d). block_size is both Br and Bc; n need not be a multiple of it.
-void flash_attention(const float* Q, const float* K, const float* V, int n, int d,
-                     int block_size, float* O);
+void flash_attention(const float* Q, const float* K, const float* V, int n, int d, int block_size,
+                     float* O);
 
 }  // namespace lesson13

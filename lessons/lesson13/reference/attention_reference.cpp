@@ -26,7 +26,8 @@ std::vector<double> standard_attention(const std::vector<float>& Q, const std::v
     double l = 0.0;
     for (int c = 0; c < n; ++c) l += (S[c] = std::exp(S[c] - m));
     for (int c = 0; c < n; ++c)
-      for (int k = 0; k < d; ++k) O[static_cast<size_t>(r) * d + k] += S[c] / l * V[static_cast<size_t>(c) * d + k];
+      for (int k = 0; k < d; ++k)
+        O[static_cast<size_t>(r) * d + k] += S[c] / l * V[static_cast<size_t>(c) * d + k];
   }
   return O;
 }

@@ -153,13 +153,13 @@ TEST_CASE("flash_attention matches standard attention", "[code.matches_reference
   INFO(course::seed_note());
   std::uniform_int_distribution<int> pick_n(1, 200), pick_d(1, 48), pick_bs(1, 64);
   std::vector<shape> shapes = {
-      {256, 32, 32},  // the lesson's own example
-      {100, 16, 32},  // n not a multiple of block_size
-      {20, 8, 64},    // n < block_size: a single partial block
-      {1, 8, 4},      // n = 1
-      {50, 1, 8},     // d = 1
-      {37, 8, 1},     // block_size = 1
-      {48, 16, 48},   // block_size = n
+      {256, 32, 32},              // the lesson's own example
+      {100, 16, 32},              // n not a multiple of block_size
+      {20, 8, 64},                // n < block_size: a single partial block
+      {1, 8, 4},                  // n = 1
+      {50, 1, 8},                 // d = 1
+      {37, 8, 1},                 // block_size = 1
+      {48, 16, 48},               // block_size = n
       {96, 16, 32, kLargeScale},  // |scores| in the thousands
       {70, 8, 16, kLargeScale},
   };
@@ -184,13 +184,15 @@ TEST_CASE("veto check: the code stays finite when scores are large", "[veto:no-r
   const attention_case cs = draw(rng, small), cl = draw(rng, large);
   bool right_on_small = false, finite_on_large = true;
   try {
-    right_on_small = relative_error(run_flash(cs, small), ref::standard_attention(
-                                        cs.Q, cs.K, cs.V, small.n, small.d)) <= kTolerance;
+    right_on_small =
+        relative_error(run_flash(cs, small),
+                       ref::standard_attention(cs.Q, cs.K, cs.V, small.n, small.d)) <= kTolerance;
     finite_on_large = course::all_finite(run_flash(cl, large));
   } catch (const std::exception&) {
     right_on_small = false;  // unfinished code shows no misconception yet
   }
-  INFO("right on small scores but inf/NaN once |score| reaches " << max_abs_score(cl, large)
+  INFO("right on small scores but inf/NaN once |score| reaches "
+       << max_abs_score(cl, large)
        << ": exp(score) overflows without subtracting the running max m");
   CHECK_FALSE((right_on_small && !finite_on_large));
 }
@@ -208,12 +210,13 @@ TEST_CASE("veto check: the output is not per-block softmax concatenated",
     const auto mean = ref::blockwise_softmax_concat(c.Q, c.K, c.V, s.n, s.d, s.block_size, true);
     const auto right = ref::standard_attention(c.Q, c.K, c.V, s.n, s.d);
     const double e_right = relative_error(got, right);
-    matches_wrong = e_right > kTolerance && std::min(relative_error(got, sum),
-                                                     relative_error(got, mean)) <= 1e-3;
+    matches_wrong = e_right > kTolerance &&
+                    std::min(relative_error(got, sum), relative_error(got, mean)) <= 1e-3;
   } catch (const std::exception&) {
     matches_wrong = false;  // unfinished code shows no misconception yet
   }
-  INFO("O equals softmax taken inside each key block and concatenated: each block used its own "
-       "max and sum, and the old blocks were never re-based with exp(m_old - m_new)");
+  INFO(
+      "O equals softmax taken inside each key block and concatenated: each block used its own "
+      "max and sum, and the old blocks were never re-based with exp(m_old - m_new)");
   CHECK_FALSE(matches_wrong);
 }

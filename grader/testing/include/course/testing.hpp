@@ -25,8 +25,8 @@ inline std::mt19937_64 test_rng(std::string_view test_name) {
 
 // A line for INFO(): how to reproduce this run.
 inline std::string seed_note() {
-  return "rng seed " + std::to_string(Catch::rngSeed()) +
-         " (reproduce with --rng-seed " + std::to_string(Catch::rngSeed()) + ")";
+  return "rng seed " + std::to_string(Catch::rngSeed()) + " (reproduce with --rng-seed " +
+         std::to_string(Catch::rngSeed()) + ")";
 }
 
 inline std::vector<float> random_matrix(std::mt19937_64& rng, long rows, long cols, double scale) {

@@ -31,7 +31,8 @@ struct temp_dir {
   temp_dir() {
     static unsigned counter = 0;
     std::random_device rd;
-    path = fs::temp_directory_path() / fmt::format("grader-subprocess-{}-{}-{:08x}", ::getpid(), counter++, rd());
+    path = fs::temp_directory_path() /
+           fmt::format("grader-subprocess-{}-{}-{:08x}", ::getpid(), counter++, rd());
     fs::create_directories(path);
   }
   ~temp_dir() {
@@ -62,7 +63,8 @@ bool process_gone(pid_t pid) {
 }  // namespace
 
 TEST_CASE("run_process captures stdout and stderr together", "[subprocess]") {
-  const run_result r = run_process({"sh", "-c", "echo out; echo err 1>&2; printf 'no newline'"}, with_timeout(10s));
+  const run_result r =
+      run_process({"sh", "-c", "echo out; echo err 1>&2; printf 'no newline'"}, with_timeout(10s));
   CHECK(r.output == "out\nerr\nno newline");
   CHECK(r.exit_code == 0);
   CHECK(r.term_signal == 0);
@@ -95,7 +97,8 @@ TEST_CASE("run_process reports the signal that killed the child", "[subprocess]"
   temp_dir dir;  // any core file lands here and goes away with it
   run_options o = with_timeout(10s);
   o.cwd = dir.path;
-  const run_result r = run_process({"sh", "-c", "ulimit -c 0; echo before; kill -SEGV $$; echo after"}, o);
+  const run_result r =
+      run_process({"sh", "-c", "ulimit -c 0; echo before; kill -SEGV $$; echo after"}, o);
   CHECK(r.term_signal == SIGSEGV);
   CHECK(r.output == "before\n");
   CHECK_FALSE(r.timed_out);
@@ -110,7 +113,8 @@ TEST_CASE("run_process reports the signal that killed the child", "[subprocess]"
 TEST_CASE("run_process stops a child at the timeout, promptly", "[subprocess]") {
   const auto start = std::chrono::steady_clock::now();
   const run_result r = run_process({"sleep", "5"}, with_timeout(200ms));
-  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const double wall =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   CHECK(r.timed_out);
   CHECK_FALSE(r.ok());
   CHECK_FALSE(r.spawn_failed);
@@ -153,7 +157,8 @@ TEST_CASE("run_process reports a program it cannot start", "[subprocess]") {
   CHECK_THAT(missing.describe(), StartsWith("could not start: "));
   CHECK_THAT(missing.describe(), Contains("/nonexistent/grader-test-program"));
 
-  const run_result not_on_path = run_process({"grader-test-no-such-program-xyz"}, with_timeout(10s));
+  const run_result not_on_path =
+      run_process({"grader-test-no-such-program-xyz"}, with_timeout(10s));
   CHECK(not_on_path.spawn_failed);
   CHECK_THAT(not_on_path.output, Contains("grader-test-no-such-program-xyz"));
 
@@ -178,7 +183,8 @@ TEST_CASE("run_process caps the output at max_output and still drains the child"
   CHECK(run_process({"echo", "0123456789"}, o).output == "01234");
 }
 
-TEST_CASE("run_process runs the child in options.cwd with options.env and no stdin", "[subprocess]") {
+TEST_CASE("run_process runs the child in options.cwd with options.env and no stdin",
+          "[subprocess]") {
   temp_dir dir;
   run_options o = with_timeout(10s);
   o.cwd = dir.path;
@@ -188,7 +194,8 @@ TEST_CASE("run_process runs the child in options.cwd with options.env and no std
   CHECK(run_process({"ls"}, o).output == "here.txt\n");
 
   o.env = {"GRADER_TEST_A=one", "GRADER_TEST_B=two words"};
-  CHECK(run_process({"sh", "-c", "echo \"$GRADER_TEST_A/$GRADER_TEST_B\""}, o).output == "one/two words\n");
+  CHECK(run_process({"sh", "-c", "echo \"$GRADER_TEST_A/$GRADER_TEST_B\""}, o).output ==
+        "one/two words\n");
   CHECK(std::getenv("GRADER_TEST_A") == nullptr);  // only the child's environment changed
 
   // stdin is /dev/null: a child that reads it ends at once.
@@ -205,7 +212,8 @@ TEST_CASE("run_process runs the child in options.cwd with options.env and no std
 // A child that exits at once but leaves a background process holding its output is
 // reported as timed out (and waited on until the deadline): the read loop waits for
 // the pipe to close rather than for the child to exit.
-TEST_CASE("run_process: a child that exits leaving a background process is not timed out", "[subprocess][!mayfail]") {
+TEST_CASE("run_process: a child that exits leaving a background process is not timed out",
+          "[subprocess][!mayfail]") {
   const run_result r = run_process({"sh", "-c", "sleep 3 & echo started"}, with_timeout(800ms));
   CHECK_FALSE(r.timed_out);
   CHECK(r.exit_code == 0);

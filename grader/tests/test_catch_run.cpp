@@ -1,0 +1,335 @@
+// Unit tests for reading Catch2 test runs (catch_run.cpp) and student_diagnostics (build.cpp).
+//   build/bin/grader_tests "[catch_run]"
+#include <signal.h>
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <fmt/format.h>
+#include <fstream>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "grader/build.hpp"
+#include "grader/catch_run.hpp"
+
+namespace fs = std::filesystem;
+using namespace std::chrono_literals;
+using Catch::Matchers::Contains;
+using grader::parse_records;
+using grader::student_diagnostics;
+using grader::tag_run;
+using grader::test_record;
+
+namespace {
+
+struct temp_dir {
+  fs::path path;
+  temp_dir() {
+    static unsigned counter = 0;
+    std::random_device rd;
+    path = fs::temp_directory_path() /
+           fmt::format("grader-catch-run-{}-{}-{:08x}", ::getpid(), counter++, rd());
+    fs::create_directories(path);
+  }
+  ~temp_dir() {
+    std::error_code ec;
+    fs::remove_all(path, ec);
+  }
+  temp_dir(const temp_dir&) = delete;
+  temp_dir& operator=(const temp_dir&) = delete;
+};
+
+// Lines as the course-json reporter writes them (nlohmann sorts the keys).
+const std::string passing_line =
+    R"({"assertions":3,"failures":[],"passed":true,"seed":7,"tags":["code.update"],"test":"m_new is the running max"})";
+const std::string failing_line =
+    R"~({"assertions":2,"failures":[{"expanded":"0.25f == Approx( 0.5 )","expression":"O[0] == Approx(ref[0])",)~"
+    R"~("file":"lessons/lesson13/tests/test_online_softmax.cpp","info":["shape N=5 d=3","rng seed 7"],"kind":"assertion",)~"
+    R"~("line":42,"message":""},{"expanded":"","expression":"","file":"t.cpp","info":[],"kind":"exception",)~"
+    R"~("line":50,"message":"std::bad_alloc"}],"passed":false,"seed":7,"tags":["code.update","veto:no-running-max"],)~"
+    R"~("test":"l_new rescales the old sum"})~";
+
+// A shell script standing in for a lesson's test binary.
+fs::path fake_binary(const fs::path& dir, const std::string& body) {
+  const fs::path p = dir / "fake_tests";
+  std::ofstream(p) << "#!/bin/sh\n" << body;
+  fs::permissions(p, fs::perms::owner_all);
+  return p;
+}
+
+tag_run run_with(std::vector<test_record> records, int exit_code) {
+  tag_run t;
+  t.tag = "[code.update]";
+  t.records = std::move(records);
+  t.process.exit_code = exit_code;
+  return t;
+}
+
+test_record record(std::string name, bool passed) {
+  test_record r;
+  r.name = std::move(name);
+  r.passed = passed;
+  return r;
+}
+
+}  // namespace
+
+// ==== parse_records
+// ===================================================================================
+
+TEST_CASE("parse_records reads the reporter's lines and skips what the student printed",
+          "[catch_run]") {
+  const std::string output = "student printf: x = 3\n" + passing_line + "\n" +
+                             "{oops, not JSON\n"
+                             "{\"debug\": 1}\n"  // JSON, but not a record
+                             "{\"test\": \"cut off\n"
+                             "\n"
+                             "   " +
+                             passing_line + "\n" +  // indented: not the reporter
+                             failing_line + "\n" +
+                             "===============================================================\n"
+                             "test cases: 2 | 1 passed | 1 failed";
+  const auto records = parse_records(output);
+  REQUIRE(records.size() == 2);
+
+  CHECK(records[0].name == "m_new is the running max");
+  CHECK(records[0].tags == std::vector<std::string>{"code.update"});
+  CHECK(records[0].passed);
+  CHECK(records[0].failures.empty());
+
+  const auto& r = records[1];
+  CHECK(r.name == "l_new rescales the old sum");
+  CHECK(r.tags == std::vector<std::string>{"code.update", "veto:no-running-max"});
+  CHECK_FALSE(r.passed);
+  REQUIRE(r.failures.size() == 2);
+  CHECK(r.failures[0].file == "lessons/lesson13/tests/test_online_softmax.cpp");
+  CHECK(r.failures[0].line == 42);
+  CHECK(r.failures[0].kind == "assertion");
+  CHECK(r.failures[0].expression == "O[0] == Approx(ref[0])");
+  CHECK(r.failures[0].expanded == "0.25f == Approx( 0.5 )");
+  CHECK(r.failures[0].message.empty());
+  CHECK(r.failures[0].info == std::vector<std::string>{"shape N=5 d=3", "rng seed 7"});
+  CHECK(r.failures[1].kind == "exception");
+  CHECK(r.failures[1].message == "std::bad_alloc");
+  CHECK(r.failures[1].line == 50);
+}
+
+TEST_CASE("parse_records: missing fields take defaults; a record without passed failed",
+          "[catch_run]") {
+  const auto records = parse_records("{\"test\":\"bare\"}\n{\"test\":\"f\",\"failures\":[{}]}");
+  REQUIRE(records.size() == 2);
+  CHECK(records[0].name == "bare");
+  CHECK_FALSE(records[0].passed);
+  CHECK(records[0].tags.empty());
+  CHECK(records[0].failures.empty());
+  REQUIRE(records[1].failures.size() == 1);
+  CHECK(records[1].failures[0].line == 0);
+  CHECK(records[1].failures[0].kind.empty());
+  CHECK(parse_records("").empty());
+  CHECK(parse_records("no records at all\n").empty());
+}
+
+// Student output without a final newline shares a line with the next record, which is
+// then skipped: a veto detector's failing record can vanish, and the veto with it.
+TEST_CASE("parse_records finds a record that follows student output on the same line",
+          "[catch_run][!mayfail]") {
+  const auto records = parse_records(passing_line + "\n" + "debug: m = 3.5" + failing_line + "\n");
+  REQUIRE(records.size() == 2);
+  CHECK(records[1].name == "l_new rescales the old sum");
+  CHECK_FALSE(records[1].passed);
+}
+
+// Student code that prints a line shaped like a record with a wrongly typed field makes
+// j.value() throw nlohmann::json::type_error out of parse_records; inside run_tags that
+// exception leaves a std::thread and terminates the grader.
+TEST_CASE("parse_records does not throw on a wrongly typed record", "[catch_run][!mayfail]") {
+  CHECK_NOTHROW(parse_records("{\"test\": 1}\n"));
+  CHECK_NOTHROW(parse_records("{\"test\": \"t\", \"passed\": \"yes\"}\n"));
+  CHECK_NOTHROW(parse_records("{\"test\": \"t\", \"failures\": [1]}\n"));
+}
+
+// ==== tag_run::passed
+// =================================================================================
+
+TEST_CASE("tag_run::passed: every test ran and passed, and the process ended cleanly",
+          "[catch_run]") {
+  CHECK(run_with({record("a", true), record("b", true)}, 0).passed());
+  CHECK_FALSE(run_with({}, 0).passed());  // no test ran
+  CHECK_FALSE(run_with({record("a", true), record("b", false)}, 0).passed());
+  CHECK_FALSE(run_with({record("a", true)}, 1).passed());  // failed exit code
+
+  tag_run crashed = run_with({record("a", true)}, -1);
+  crashed.process.term_signal = SIGSEGV;
+  CHECK_FALSE(crashed.passed());
+
+  tag_run hung = run_with({record("a", true)}, -1);
+  hung.process.timed_out = true;
+  CHECK_FALSE(hung.passed());
+
+  tag_run missing = run_with({}, -1);
+  missing.process.spawn_failed = true;
+  CHECK_FALSE(missing.passed());
+}
+
+// ==== run_tag, run_tags, list_tags against a stand-in binary
+// =========================================
+
+TEST_CASE("run_tag runs the binary for one tag with the course-json reporter", "[catch_run]") {
+  temp_dir dir;
+  const fs::path bin = fake_binary(dir.path,
+                                   "echo \"student output\"\n"
+                                   "echo \"args: $*\"\n"
+                                   "printf '%s\\n' '" +
+                                       passing_line + "'\n");
+  const tag_run t = grader::run_tag(bin, "[code.update]", 1234, 10s);
+  CHECK(t.tag == "[code.update]");
+  CHECK_THAT(
+      t.process.output,
+      Contains("args: --reporter course-json --rng-seed 1234 --warn NoAssertions [code.update]\n"));
+  REQUIRE(t.records.size() == 1);
+  CHECK(t.records[0].name == "m_new is the running max");
+  CHECK(t.passed());
+
+  const fs::path hangs = fake_binary(dir.path, "printf '%s\\n' '" + passing_line + "'\nsleep 5\n");
+  const tag_run slow = grader::run_tag(hangs, "[code.update]", 1, 300ms);
+  CHECK(slow.process.timed_out);
+  CHECK(slow.records.size() == 1);  // what finished before the hang is kept
+  CHECK_FALSE(slow.passed());
+}
+
+TEST_CASE("run_tags runs every tag, keeps their order, and reports each process", "[catch_run]") {
+  temp_dir dir;
+  const fs::path bin = fake_binary(dir.path,
+                                   "for last; do :; done\n"
+                                   "printf '{\"test\":\"%s\",\"passed\":true}\\n' \"$last\"\n"
+                                   "[ \"$last\" = \"[broken]\" ] && exit 3\n"
+                                   "exit 0\n");
+  const std::vector<std::string> tags = {"[a]", "[broken]", "[c]", "[veto:d]", "[e]"};
+  for (unsigned jobs : {0u, 1u, 3u, 16u}) {
+    INFO("jobs " << jobs);
+    const auto runs = grader::run_tags(bin, tags, 5, 10s, jobs);
+    REQUIRE(runs.size() == tags.size());
+    for (size_t i = 0; i < tags.size(); ++i) {
+      INFO(tags[i]);
+      CHECK(runs[i].tag == tags[i]);
+      REQUIRE(runs[i].records.size() == 1);
+      CHECK(runs[i].records[0].name == tags[i]);
+      CHECK(runs[i].passed() == (tags[i] != "[broken]"));
+    }
+    CHECK(runs[1].process.exit_code == 3);
+  }
+  CHECK(grader::run_tags(bin, {}, 5, 10s, 4).empty());
+}
+
+TEST_CASE("list_tags reads the tags the binary lists", "[catch_run]") {
+  temp_dir dir;
+  const fs::path bin = fake_binary(dir.path,
+                                   "[ \"$1\" = \"--list-tags\" ] || exit 1\n"
+                                   "echo 'All available tags:'\n"
+                                   "echo '   2  [code.update]'\n"
+                                   "echo '   1  [veto:flops-reduced]'\n"
+                                   "echo '   1  [code.matches_reference]'\n"
+                                   "echo '3 tags'\n");
+  CHECK(grader::list_tags(bin) == std::vector<std::string>{"[code.matches_reference]",
+                                                           "[code.update]",
+                                                           "[veto:flops-reduced]"});
+  CHECK(grader::list_tags(dir.path / "missing").empty());
+}
+
+// ==== student_diagnostics
+// =============================================================================
+
+TEST_CASE("student_diagnostics keeps the student's lines and their source excerpts",
+          "[catch_run]") {
+  const fs::path cwd = fs::current_path();
+  const fs::path student = cwd / "grader-diag-test" / "online_softmax.cpp";
+  const fs::path header = cwd / "grader-diag-test" / "helper.hpp";
+  const std::string s = student.string(), h = header.string();
+  const std::string output =
+      "[1/3] Building CXX object "
+      "lessons/lesson13/CMakeFiles/lesson13_tests.dir/submission/online_softmax.cpp.o\n"
+      "FAILED: lessons/lesson13/CMakeFiles/lesson13_tests.dir/submission/online_softmax.cpp.o\n"
+      "/usr/bin/c++ -O3 -std=c++20 -c /work/build/grade/lesson13/submission/online_softmax.cpp\n"
+      "In file included from /work/build/grade/lesson13/submission/online_softmax.cpp:2:\n" +
+      s + ": In function 'void course::attention(int)':\n" + s +
+      ":42:27: error: 'm_nw' was not declared in this scope; did you mean 'm_new'?\n"
+      "   42 |     const float scale = std::exp(m_old - m_nw);\n"
+      "      |                                          ^~~~\n"
+      "      |                                          m_new\n"
+      "/usr/include/c++/12/bits/stl_algobase.h:259:5: note: candidate: 'const _Tp& std::max(const "
+      "_Tp&, const _Tp&)'\n"
+      "  259 |     max(const _Tp& __a, const _Tp& __b)\n"
+      "      |     ^~~\n" +
+      s + ".orig:1:1: error: not the student's file\n" + h +
+      ":7:5: warning: unused variable 'tmp' [-Wunused-variable]\n"
+      "    7 |     int tmp = 0;\n"
+      "      |         ^~~\n"
+      "ninja: build stopped: subcommand failed.\n";
+  const std::string shown =
+      student_diagnostics(output, {{"online_softmax.cpp", student}, {"helper.hpp", header}});
+  CHECK(shown ==
+        "grader-diag-test/online_softmax.cpp: In function 'void course::attention(int)':\n"
+        "grader-diag-test/online_softmax.cpp:42:27: error: 'm_nw' was not declared in this scope; "
+        "did you mean 'm_new'?\n"
+        "   42 |     const float scale = std::exp(m_old - m_nw);\n"
+        "      |                                          ^~~~\n"
+        "      |                                          m_new\n"
+        "grader-diag-test/helper.hpp:7:5: warning: unused variable 'tmp' [-Wunused-variable]\n"
+        "    7 |     int tmp = 0;\n"
+        "      |         ^~~\n");
+}
+
+TEST_CASE("student_diagnostics falls back to error and undefined-reference lines", "[catch_run]") {
+  const fs::path student = fs::current_path() / "grader-diag-test" / "online_softmax.cpp";
+  const std::string linker =
+      "[2/2] Linking CXX executable bin/lesson13_tests\n"
+      "FAILED: bin/lesson13_tests\n"
+      ": && /usr/bin/c++ -O3 CMakeFiles/x.o -o bin/lesson13_tests && :\n"
+      "/usr/bin/ld: CMakeFiles/lesson13_tests.dir/tests/test_online_softmax.cpp.o: in function "
+      "`run()':\n"
+      "test_online_softmax.cpp:(.text+0x1c): undefined reference to `course::attention(int)'\n"
+      "collect2: error: ld returned 1 exit status\n"
+      "ninja: build stopped: subcommand failed.\n";
+  CHECK(student_diagnostics(linker, {{"online_softmax.cpp", student}}) ==
+        "test_online_softmax.cpp:(.text+0x1c): undefined reference to `course::attention(int)'\n"
+        "collect2: error: ld returned 1 exit status\n");
+
+  // At most 12 fallback lines.
+  std::string many;
+  for (int i = 0; i < 20; ++i)
+    many += fmt::format("/elsewhere/lib.hpp:{}:1: error: e{}\n", i + 1, i);
+  const std::string fallback = student_diagnostics(many, {{"online_softmax.cpp", student}});
+  CHECK(std::count(fallback.begin(), fallback.end(), '\n') == 12);
+  CHECK(fallback.starts_with("/elsewhere/lib.hpp:1:1: error: e0\n"));
+
+  CHECK(student_diagnostics("ninja: no work to do.\n", {{"online_softmax.cpp", student}}).empty());
+  CHECK(student_diagnostics("", {}).empty());
+}
+
+// gcc's excerpt of a line holding ": " (a range-for, a label, a ternary) is taken for a
+// message line of another file and dropped.
+TEST_CASE("student_diagnostics keeps an excerpt line that contains \": \"",
+          "[catch_run][!mayfail]") {
+  const fs::path student = fs::current_path() / "grader-diag-test" / "online_softmax.cpp";
+  const std::string output = student.string() +
+                             ":10:17: error: 'row' was not declared in this scope\n" +
+                             "   10 |   for (float v: row) total += v;\n"
+                             "      |                 ^~~\n";
+  CHECK(student_diagnostics(output, {{"online_softmax.cpp", student}}) ==
+        "grader-diag-test/online_softmax.cpp:10:17: error: 'row' was not declared in this scope\n"
+        "   10 |   for (float v: row) total += v;\n"
+        "      |                 ^~~\n");
+}
+
+TEST_CASE("display_path is relative inside the current directory, absolute outside",
+          "[catch_run]") {
+  const fs::path cwd = fs::current_path();
+  CHECK(grader::display_path(cwd / "exercises" / "lesson13" / "answers.md") ==
+        "exercises/lesson13/answers.md");
+  if (cwd != cwd.root_path()) {
+    const fs::path outside = cwd.root_path() / "grader-no-such-dir" / "f.cpp";
+    CHECK(grader::display_path(outside) == outside.string());
+  }
+}

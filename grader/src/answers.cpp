@@ -37,15 +37,42 @@ void replace_all(std::string& s, std::string_view from, std::string_view to) {
     s.replace(p, from.size(), to);
 }
 
-// The first number in an answer ("~3.35 TB/s" -> 3.35); false if there is none.
+// The first number in an answer ("~3.35 TB/s" -> 3.35), skipping digits inside a word
+// ("H100: 3.35" -> 3.35). A comma before exactly three digits separates thousands;
+// any other comma between digits is a decimal comma ("3,35" -> 3.35).
 bool first_number(const std::string& s, double* out) {
-  static const std::regex number(R"([-+]?(\d+(\.\d*)?|\.\d+)([eE][-+]?\d+)?)");
-  std::string plain = s;
-  replace_all(plain, ",", "");  // thousands separators
+  static const std::regex thousands(R"((\d),(\d{3})(?!\d))");
+  static const std::regex decimal_comma(R"((\d),(\d))");
+  static const std::regex number(R"((^|[^A-Za-z0-9_.])([-+]?(\d+(\.\d*)?|\.\d+)([eE][-+]?\d+)?))");
+  std::string plain = s, previous;
+  while (plain != previous) {  // 33,554,432 needs two passes
+    previous = plain;
+    plain = std::regex_replace(plain, thousands, "$1$2");
+  }
+  plain = std::regex_replace(plain, decimal_comma, "$1.$2");
   std::smatch m;
   if (!std::regex_search(plain, m, number)) return false;
-  *out = std::stod(m.str());
+  *out = std::stod(m[2].str());
   return true;
+}
+
+// True when s is "(...)" and that first parenthesis closes only at the end.
+bool wraps(std::string_view s) {
+  if (s.size() < 2 || s.front() != '(' || s.back() != ')') return false;
+  int depth = 0;
+  for (size_t i = 0; i < s.size(); ++i) {
+    depth += s[i] == '(' ? 1 : s[i] == ')' ? -1 : 0;
+    if (depth == 0 && i + 1 < s.size()) return false;
+  }
+  return true;
+}
+
+// Length of a leading "answer:" (any case, ASCII or full-width colon), else 0.
+size_t answer_prefix(std::string_view t) {
+  if (t.size() < 7 || lower_ascii(t.substr(0, 6)) != "answer") return 0;
+  if (t.substr(6).starts_with(":")) return 7;
+  if (t.substr(6).starts_with("：")) return 6 + std::string_view("：").size();
+  return 0;
 }
 
 std::string letters(const std::set<std::string>& s) {
@@ -74,17 +101,16 @@ std::string normalise_term(std::string_view s) {
   std::string compact;
   for (char c : t)
     if (c != ' ' && c != '*' && c != '\t') compact.push_back(c);
-  // Drop a wrapping O(...) or (...).
-  if (compact.starts_with("o(") && compact.ends_with(")"))
+  // Drop a wrapping O(...) and any parentheses that enclose everything.
+  if (compact.starts_with("o(") && wraps(std::string_view(compact).substr(1)))
     compact = compact.substr(2, compact.size() - 3);
-  if (compact.starts_with("(") && compact.ends_with(")") && compact.find(')') == compact.size() - 1)
-    compact = compact.substr(1, compact.size() - 2);
+  while (wraps(compact)) compact = compact.substr(1, compact.size() - 2);
   return compact;
 }
 
 answers_doc parse_answers(std::string_view text, std::string_view file_name) {
   static const std::regex part_heading(R"(^\s*#{1,6}\s*\[([A-Za-z0-9_.-]+)\])");
-  static const std::regex checkbox(R"(^\s*[-*]\s*\[(.?)\]\s*(.*)$)");
+  static const std::regex checkbox(R"(^\s*[-*]\s*\[([^\]]*)\]\s*(.*)$)");
   static const std::regex label(R"(^\(([a-z])\))");
   answers_doc doc;
   answer_part* current = nullptr;
@@ -130,8 +156,8 @@ answers_doc parse_answers(std::string_view text, std::string_view file_name) {
         current->answer += (current->answer.empty() ? "" : "\n") + t;
       continue;
     }
-    if (t.starts_with("answer:")) {
-      current->answer = trim(t.substr(7));
+    if (const size_t skip = answer_prefix(t)) {
+      current->answer = trim(t.substr(skip));
       in_answer = true;
       continue;
     }
@@ -145,7 +171,7 @@ answers_doc parse_answers(std::string_view text, std::string_view file_name) {
       current->options.insert(option);
       if (mark == "x" || mark == "X")
         current->ticked.insert(option);
-      else if (mark != " " && !mark.empty())
+      else if (mark != " " && !mark.empty())  // [✓], [ x ]: say so rather than read it as blank
         throw input_error(
             fmt::format("{}:{}: checkbox mark '[{}]' in [{}]: use [x] to tick or [ ] to leave",
                         file_name, n, mark, current->id));
@@ -202,6 +228,19 @@ answer_key load_answer_key(const fs::path& file) {
         k.outside_hi = p["veto_if_outside"].at("range").at(1);
         k.veto_if_outside = p["veto_if_outside"].at("veto");
       }
+      auto bad = [&](const std::string& what) {
+        throw input_error(fmt::format("{}: part {} {}", file.string(), k.id, what));
+      };
+      if (k.points < 0) bad("has negative points");
+      for (const auto& other : key.parts)
+        if (other.id == k.id) bad("appears twice");
+      if ((k.type == "choice" || k.type == "multi") && k.correct.empty()) bad("has no correct option");
+      for (const auto& c : k.correct)
+        if (!k.options.count(c)) bad("marks (" + c + ") correct but it is not an option");
+      for (const auto& [option, veto] : k.veto_if_selected)
+        if (!k.options.count(option)) bad("vetoes option (" + option + "), which does not exist");
+      if (k.type == "explanation" && k.key_points.empty()) bad("has no key points");
+      if (k.type == "term" && k.accept.empty()) bad("accepts no term");
       key.parts.push_back(std::move(k));
     }
   } catch (const json::exception& e) {

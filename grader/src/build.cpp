@@ -7,6 +7,8 @@
 
 #include <fmt/format.h>
 
+#include <regex>
+
 #include "grader/error.hpp"
 #include "grader/files.hpp"
 #include "grader/regions.hpp"
@@ -53,15 +55,15 @@ std::string student_diagnostics(const std::string& output,
       context = true;
       continue;
     }
-    // gcc's source excerpt and caret lines follow the message they belong to.
-    const bool excerpt = !line.empty() && (line.front() == ' ' ||
-                                           std::isdigit(static_cast<unsigned char>(line.front())));
-    if (context && excerpt && line.find(": ") == std::string_view::npos) {
+    // gcc's source excerpt and caret lines ("   34 |   code", "      |   ^~~") follow
+    // the message they belong to.
+    static const std::regex excerpt(R"(^\s*\d*\s*\|)");
+    if (context && std::regex_search(line.begin(), line.end(), excerpt)) {
       shown += std::string(line) + "\n";
       continue;
     }
     context = false;
-    if (fallback_lines < 12 && (line.find("error") != std::string_view::npos ||
+    if (fallback_lines < 12 && (line.find("error:") != std::string_view::npos ||
                                 line.find("undefined reference") != std::string_view::npos)) {
       fallback += std::string(line) + "\n";
       ++fallback_lines;

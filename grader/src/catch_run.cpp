@@ -2,6 +2,9 @@
 #include "grader/catch_run.hpp"
 
 #include <atomic>
+#include <cctype>
+#include <fstream>
+#include <sstream>
 #include <nlohmann/json.hpp>
 #include <regex>
 #include <set>
@@ -13,31 +16,54 @@ namespace grader {
 
 bool tag_run::passed() const {
   if (!process.ok() || records.empty()) return false;
+  if (expected_tests > 0 && static_cast<int>(records.size()) != expected_tests) return false;
   for (const auto& r : records)
     if (!r.passed) return false;
   return true;
 }
 
+namespace {
+
+std::string text_or(const nlohmann::json& j, const char* key) {
+  const auto it = j.find(key);
+  return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
+std::vector<std::string> strings_or(const nlohmann::json& j, const char* key) {
+  std::vector<std::string> out;
+  const auto it = j.find(key);
+  if (it != j.end() && it->is_array())
+    for (const auto& x : *it)
+      if (x.is_string()) out.push_back(x.get<std::string>());
+  return out;
+}
+
+}  // namespace
+
 std::vector<test_record> parse_records(const std::string& output) {
   std::vector<test_record> out;
   for (std::string_view line : split_lines(output)) {
-    if (!line.starts_with("{\"")) continue;  // student code may print too
-    const auto j = nlohmann::json::parse(line, nullptr, false);
-    if (j.is_discarded() || !j.contains("test")) continue;
+    const size_t start = line.find("{\"");
+    if (start == std::string_view::npos) continue;
+    const auto j = nlohmann::json::parse(line.substr(start), nullptr, false);
+    if (j.is_discarded() || !j.is_object() || !j.contains("test") || !j["test"].is_string()) continue;
     test_record r;
-    r.name = j.value("test", "");
-    r.tags = j.value("tags", std::vector<std::string>{});
-    r.passed = j.value("passed", false);
-    for (const auto& f : j.value("failures", nlohmann::json::array())) {
-      test_failure tf;
-      tf.file = f.value("file", "");
-      tf.line = f.value("line", 0);
-      tf.kind = f.value("kind", "");
-      tf.expression = f.value("expression", "");
-      tf.expanded = f.value("expanded", "");
-      tf.message = f.value("message", "");
-      tf.info = f.value("info", std::vector<std::string>{});
-      r.failures.push_back(std::move(tf));
+    r.name = j["test"].get<std::string>();
+    r.tags = strings_or(j, "tags");
+    r.passed = j.contains("passed") && j["passed"].is_boolean() && j["passed"].get<bool>();
+    if (j.contains("failures") && j["failures"].is_array()) {
+      for (const auto& f : j["failures"]) {
+        if (!f.is_object()) continue;
+        test_failure tf;
+        tf.file = text_or(f, "file");
+        tf.line = f.contains("line") && f["line"].is_number_integer() ? f["line"].get<int>() : 0;
+        tf.kind = text_or(f, "kind");
+        tf.expression = text_or(f, "expression");
+        tf.expanded = text_or(f, "expanded");
+        tf.message = text_or(f, "message");
+        tf.info = strings_or(f, "info");
+        r.failures.push_back(std::move(tf));
+      }
     }
     out.push_back(std::move(r));
   }
@@ -45,26 +71,40 @@ std::vector<test_record> parse_records(const std::string& output) {
 }
 
 tag_run run_tag(const std::filesystem::path& binary, const std::string& tag, unsigned seed,
-                std::chrono::milliseconds timeout) {
+                std::chrono::milliseconds timeout, int expected_tests) {
   tag_run t;
   t.tag = tag;
+  t.expected_tests = expected_tests;
+  const std::filesystem::path runs = binary.parent_path() / "runs";
+  std::error_code ec;
+  std::filesystem::create_directories(runs, ec);
+  std::string safe;
+  for (char c : tag) safe.push_back(std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '-' ? c : '_');
+  const std::filesystem::path out_file = runs / (safe + ".jsonl");
+  std::filesystem::remove(out_file, ec);
   run_options opts;
   opts.timeout = timeout;
   opts.max_output = 2u << 20;
-  t.process = run_process({binary.string(), "--reporter", "course-json", "--rng-seed",
-                           std::to_string(seed), "--warn", "NoAssertions", tag},
+  t.process = run_process({binary.string(), "--reporter", "course-json", "--out", out_file.string(),
+                           "--rng-seed", std::to_string(seed), "--warn", "NoAssertions", tag},
                           opts);
-  t.records = parse_records(t.process.output);
+  std::ifstream in(out_file, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  t.records = parse_records(text.str());
   return t;
 }
 
-std::vector<tag_run> run_tags(const std::filesystem::path& binary,
-                              const std::vector<std::string>& tags, unsigned seed,
-                              std::chrono::milliseconds timeout, unsigned jobs) {
+std::vector<tag_run> run_tags(const std::filesystem::path& binary, const std::vector<std::string>& tags,
+                              unsigned seed, std::chrono::milliseconds timeout, unsigned jobs,
+                              const std::map<std::string, int>& counts) {
   std::vector<tag_run> out(tags.size());
   std::atomic<size_t> next{0};
   auto worker = [&] {
-    for (size_t i; (i = next++) < tags.size();) out[i] = run_tag(binary, tags[i], seed, timeout);
+    for (size_t i; (i = next++) < tags.size();) {
+      const auto c = counts.find(tags[i]);
+      out[i] = run_tag(binary, tags[i], seed, timeout, c == counts.end() ? 0 : c->second);
+    }
   };
   std::vector<std::thread> pool;
   for (unsigned k = 1; k < std::max(1u, jobs) && k < tags.size(); ++k) pool.emplace_back(worker);
@@ -73,15 +113,17 @@ std::vector<tag_run> run_tags(const std::filesystem::path& binary,
   return out;
 }
 
-std::vector<std::string> list_tags(const std::filesystem::path& binary) {
+std::map<std::string, int> list_tags(const std::filesystem::path& binary) {
   run_options opts;
   opts.timeout = std::chrono::seconds(20);
   const run_result r = run_process({binary.string(), "--list-tags"}, opts);
-  static const std::regex tag(R"((\[[^\]\s]+\]))");
-  std::set<std::string> tags;
-  for (std::sregex_iterator it(r.output.begin(), r.output.end(), tag), end; it != end; ++it)
-    tags.insert((*it)[1].str());
-  return {tags.begin(), tags.end()};
+  static const std::regex tag(R"(^\s*(\d+)\s+(\[[^\]\s]+\]))");
+  std::map<std::string, int> tags;
+  for (std::string_view line : split_lines(r.output)) {
+    std::match_results<std::string_view::const_iterator> m;
+    if (std::regex_search(line.begin(), line.end(), m, tag)) tags[m[2].str()] = std::stoi(m[1].str());
+  }
+  return tags;
 }
 
 }  // namespace grader

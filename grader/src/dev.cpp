@@ -160,7 +160,8 @@ dev_check_result dev_check(const course& c, const manifest& m, unsigned seed, st
   {
     grading_tree tree(c, m, c.grading_tree(m.lesson));
     const auto tags = list_tags(tree.build(sol.files, std::chrono::minutes(5)).tests_binary);
-    std::set<std::string> known(tags.begin(), tags.end()), missing, unknown;
+    std::set<std::string> known, missing, unknown;
+    for (const auto& [tag, count] : tags) known.insert(tag);
     std::set<std::string> declared;
     for (const unit& u : m.units) {
       for (const item& it : u.items)

@@ -163,9 +163,7 @@ report grade(const course& c, const manifest& m, const grade_request& req) {
           trf(l, "编译失败：\n{}", "Compilation failed:\n{}", built.diagnostics));
     } else {
       const auto available = list_tags(built.tests_binary);
-      auto has = [&](const std::string& t) {
-        return std::find(available.begin(), available.end(), t) != available.end();
-      };
+      auto has = [&](const std::string& t) { return available.count(t) > 0; };
       std::vector<std::string> tags;
       for (const unit* u : units) {
         for (const item& it : u->items)
@@ -174,7 +172,7 @@ report grade(const course& c, const manifest& m, const grade_request& req) {
           if (has(veto_tag(v))) tags.push_back(veto_tag(v));
       }
       const unsigned jobs = std::max(2u, std::thread::hardware_concurrency());
-      for (auto& run : run_tags(built.tests_binary, tags, req.seed, req.test_timeout, jobs))
+      for (auto& run : run_tags(built.tests_binary, tags, req.seed, req.test_timeout, jobs, available))
         runs[run.tag] = std::move(run);
     }
   }

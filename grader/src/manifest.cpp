@@ -41,9 +41,23 @@ double get_number(const json& j, const char* name, const fs::path& file, const s
 
 text get_text(const json& j, const char* name, const fs::path& file, const std::string& where) {
   const json& v = field(j, name, file, where);
-  if (!v.is_object() || !v.contains("zh") || !v.contains("en"))
-    bad(file, fmt::format("{}.{} must have \"zh\" and \"en\"", where, name));
+  auto is_text = [&](const char* l) { return v.contains(l) && v[l].is_string(); };
+  if (!v.is_object() || !is_text("zh") || !is_text("en"))
+    bad(file, fmt::format("{}.{} must have \"zh\" and \"en\" strings", where, name));
   return text{v.at("zh").get<std::string>(), v.at("en").get<std::string>()};
+}
+
+std::vector<std::string> get_strings(const json& j, const char* name, const fs::path& file,
+                                     const std::string& where) {
+  if (!j.contains(name)) return {};
+  const json& v = j.at(name);
+  if (!v.is_array()) bad(file, fmt::format("{}.{} must be a list of strings", where, name));
+  std::vector<std::string> out;
+  for (const json& x : v) {
+    if (!x.is_string()) bad(file, fmt::format("{}.{} must be a list of strings", where, name));
+    out.push_back(x.get<std::string>());
+  }
+  return out;
 }
 
 text optional_text(const json& j, const char* name, const fs::path& file,
@@ -81,7 +95,7 @@ course find_course(const fs::path& hint, const fs::path& start) {
   if (!hint.empty()) {
     if (!is_root(hint))
       throw cannot_grade(
-          fmt::format("{} is not a course root (no lessons/ and grader/)", hint.string()));
+          fmt::format("{} is not a course root (it needs lessons/, grader/ and CMakeLists.txt)", hint.string()));
     return course{fs::absolute(hint).lexically_normal()};
   }
   for (fs::path p = fs::absolute(start); !p.empty(); p = p.parent_path()) {
@@ -128,8 +142,9 @@ manifest load_manifest(const course& c, const std::string& lesson) {
     if (ex.kind == "answers") ex.key = get_string(e, "key", file, where);
     ex.title = get_text(e, "title", file, where);
     if (e.contains("hints")) {
-      ex.hints_zh = e["hints"].value("zh", std::vector<std::string>{});
-      ex.hints_en = e["hints"].value("en", std::vector<std::string>{});
+      if (!e["hints"].is_object()) bad(file, where + ".hints must have zh and en lists");
+      ex.hints_zh = get_strings(e["hints"], "zh", file, where + ".hints");
+      ex.hints_en = get_strings(e["hints"], "en", file, where + ".hints");
     }
     if (m.find_exercise(ex.id)) bad(file, fmt::format("exercise id {} appears twice", ex.id));
     m.exercises.push_back(std::move(ex));

@@ -95,11 +95,11 @@ std::vector<std::string_view> split_lines(std::string_view text) {
   size_t start = 0;
   while (start < text.size()) {
     const size_t end = text.find('\n', start);
-    if (end == std::string_view::npos) {
-      lines.push_back(text.substr(start));
-      break;
-    }
-    lines.push_back(text.substr(start, end - start));
+    std::string_view line =
+        end == std::string_view::npos ? text.substr(start) : text.substr(start, end - start);
+    if (line.ends_with('\r')) line.remove_suffix(1);  // CRLF files (Git for Windows)
+    lines.push_back(line);
+    if (end == std::string_view::npos) break;
     start = end + 1;
   }
   return lines;

@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "grader/i18n.hpp"
@@ -10,6 +11,16 @@
 
 namespace grader {
 namespace {
+
+std::vector<std::string> split_reasons(const std::string& joined) {
+  std::vector<std::string> out;
+  for (size_t start = 0;;) {
+    const size_t end = joined.find("; ", start);
+    out.push_back(joined.substr(start, end == std::string::npos ? std::string::npos : end - start));
+    if (end == std::string::npos) return out;
+    start = end + 2;
+  }
+}
 
 double round2(double x) {
   return std::round(x * 100.0) / 100.0;
@@ -88,7 +99,8 @@ void unit_report::add_veto(const std::string& id, const std::string& veto_title,
                            const std::string& reason) {
   for (auto& v : vetoes)
     if (v.id == id) {
-      if (v.reason.find(reason) == std::string::npos) v.reason += "; " + reason;
+      const auto reasons = split_reasons(v.reason);
+      if (std::find(reasons.begin(), reasons.end(), reason) == reasons.end()) v.reason += "; " + reason;
       return;
     }
   vetoes.push_back({id, veto_title, reason});

@@ -253,7 +253,7 @@ TEST_CASE("parse_answers reads headings and answers from a file with CRLF line e
 // .gitattributes). std::regex's '.' does not match '\r', so the checkbox regex's
 // "(.*)$" fails on every CRLF line: every tick is silently lost and each choice part is
 // graded "not answered" (q1.f's veto_if_blank then fails the unit).
-TEST_CASE("parse_answers reads ticks from a file with CRLF line endings", "[answers][!mayfail]") {
+TEST_CASE("parse_answers reads ticks from a file with CRLF line endings", "[answers]") {
   const auto doc =
       parse_answers("### [q1.a] Pick\r\n- [x] (a) one\r\n- [ ] (b) two\r\n", "answers.md");
   REQUIRE(doc.parts.size() == 1);
@@ -293,7 +293,7 @@ TEST_CASE("parse_answers: a checkbox without its (a) label is an error naming fi
 // A student who ticks with a check mark, or pads the x with spaces, believes the box
 // is ticked; the parser should say it cannot read the box instead of grading it blank.
 TEST_CASE("parse_answers: a checkbox it cannot read is an error, not silently unticked",
-          "[answers][!mayfail]") {
+          "[answers]") {
   CHECK_THROWS_AS(parse_answers("### [q1.a] Pick\n- [✓] (a) one\n", "answers.md"), input_error);
   CHECK_THROWS_AS(parse_answers("### [q1.a] Pick\n- [√] (a) one\n", "answers.md"), input_error);
   CHECK_THROWS_AS(parse_answers("### [q1.a] Pick\n- [ x ] (a) one\n", "answers.md"), input_error);
@@ -322,7 +322,7 @@ TEST_CASE("normalise_term folds the spellings of a formula", "[answers]") {
 
 // Θ((N d)²/M) and O((N d)²/M) are the same answer, but the outer parentheses left by
 // removing Θ are only dropped when the first ')' is the last character.
-TEST_CASE("normalise_term unwraps Θ((...)...) like O((...)...)", "[answers][!mayfail]") {
+TEST_CASE("normalise_term unwraps Θ((...)...) like O((...)...)", "[answers]") {
   REQUIRE(normalise_term("O((N d)²/M)") == "(nd)^2/m");
   CHECK(normalise_term("Θ((N d)²/M)") == "(nd)^2/m");
   CHECK(normalise_term("((N d)²/M)") == "(nd)^2/m");
@@ -602,7 +602,7 @@ TEST_CASE("grade_answers: veto_if_outside fires for a number outside its range",
 // question itself names the H100) reads as 100, loses the points and raises the
 // hbm-smem-bandwidth veto on a right answer.
 TEST_CASE("grade_answers: a number inside a word such as H100 is not the answer",
-          "[answers][!mayfail]") {
+          "[answers]") {
   const auto g = grade_one(outside_part, outside_doc("H100: 3.35 TB/s"));
   CHECK(g.points == Approx(0.2));
   CHECK(g.vetoes.empty());
@@ -767,7 +767,7 @@ TEST_CASE("load_answer_key: a malformed key is an input_error naming the file", 
 // Keys that parse but cannot grade: an explanation with no key points or a multi with no
 // correct option divides by zero (the part's points become NaN), a correct option that
 // is not an option can never be ticked, and a part id given twice is graded twice.
-TEST_CASE("load_answer_key rejects keys that cannot grade", "[answers][!mayfail]") {
+TEST_CASE("load_answer_key rejects keys that cannot grade", "[answers]") {
   temp_dir dir;
   const fs::path file = dir.path / "answer_key.json";
   write_file(

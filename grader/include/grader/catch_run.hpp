@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <filesystem>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -28,25 +29,29 @@ struct test_record {
 
 struct tag_run {
   std::string tag;
+  int expected_tests = 0;  // from --list-tags; 0 when unknown
   std::vector<test_record> records;
   run_result process;
 
-  // Every test ran and passed, and the process ended cleanly.
+  // The process ended cleanly and every expected test reported and passed. Records
+  // are read from a file (Catch2's --out), so output the student's code prints
+  // cannot pose as a result, and an early exit cannot skip a test unnoticed.
   bool passed() const;
 };
 
 tag_run run_tag(const std::filesystem::path& binary, const std::string& tag, unsigned seed,
-                std::chrono::milliseconds timeout);
+                std::chrono::milliseconds timeout, int expected_tests = 0);
 
-// Runs several tags at once (one process each), up to `jobs` in parallel.
-std::vector<tag_run> run_tags(const std::filesystem::path& binary,
-                              const std::vector<std::string>& tags, unsigned seed,
-                              std::chrono::milliseconds timeout, unsigned jobs);
+// Runs several tags at once (one process each), up to `jobs` in parallel. `counts`
+// gives the number of tests per tag (list_tags), when known.
+std::vector<tag_run> run_tags(const std::filesystem::path& binary, const std::vector<std::string>& tags,
+                              unsigned seed, std::chrono::milliseconds timeout, unsigned jobs,
+                              const std::map<std::string, int>& counts = {});
 
-// The tags the binary's tests carry, e.g. "[code.update]".
-std::vector<std::string> list_tags(const std::filesystem::path& binary);
+// The tags the binary's tests carry, e.g. "[code.update]", with their test counts.
+std::map<std::string, int> list_tags(const std::filesystem::path& binary);
 
-// Parses the reporter's JSON lines; skips anything else the process printed.
+// Parses the reporter's JSON lines; skips anything that is not a well-formed record.
 std::vector<test_record> parse_records(const std::string& output);
 
 }  // namespace grader

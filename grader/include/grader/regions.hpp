@@ -31,7 +31,7 @@ struct blank {
 // Every BLANK(name) outside a // comment, in order.
 std::vector<blank> find_blanks(std::string_view source);
 
-// Splits text into lines without their '\n' (a final newline adds no empty line).
+// Splits text into lines without their '\n' or '\r\n' (a final newline adds no empty line).
 std::vector<std::string_view> split_lines(std::string_view text);
 
 }  // namespace grader

@@ -837,3 +837,10 @@ TEST_CASE("the untouched lesson13 exercise answers score 0", "[answers]") {
   // Only the part that vetoes a blank answer raises a veto.
   CHECK(vetoes == std::set<std::string>{"no-running-max"});
 }
+
+TEST_CASE("normalise_term reads LaTeX and superscript spellings", "[answers]") {
+  CHECK(normalise_term("$\\Theta(N^2 d^2/M)$") == "n^2d^2/m");
+  CHECK(normalise_term("\\Theta\\left(N^{2} d^{2} / M\\right)") == "n^2d^2/m");
+  CHECK(normalise_term("N²d²M⁻¹") == "n^2d^2m^-1");
+  CHECK(normalise_term("N^2 \\cdot d^2 / M") == "n^2d^2/m");
+}

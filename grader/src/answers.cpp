@@ -85,8 +85,15 @@ std::string letters(const std::set<std::string>& s) {
 
 std::string normalise_term(std::string_view s) {
   std::string t = lower_ascii(trim(s));
+  // LaTeX: \Theta(N^{2} d^{2}/M) reads like Θ(N^2 d^2/M).
+  for (std::string_view cmd : {"\\left", "\\right", "\\big", "\\theta", "\\mathcal", "\\,"})
+    replace_all(t, cmd, "");
+  for (std::string_view cmd : {"\\cdot", "\\times"}) replace_all(t, cmd, "*");
   for (auto [from, to] : {std::pair{"²", "^2"},
                           {"³", "^3"},
+                          {"⁻¹", "^-1"},
+                          {"{", ""},
+                          {"}", ""},
                           {"Θ", ""},
                           {"θ", ""},
                           {"theta", ""},

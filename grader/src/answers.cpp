@@ -33,8 +33,17 @@ std::string lower_ascii(std::string_view s) {
 }
 
 void replace_all(std::string& s, std::string_view from, std::string_view to) {
-  for (size_t p = 0; (p = s.find(from, p)) != std::string::npos; p += to.size())
-    s.replace(p, from.size(), to);
+  std::string out;
+  out.reserve(s.size());
+  for (size_t i = 0; i < s.size();) {
+    if (!from.empty() && s.compare(i, from.size(), from) == 0) {
+      out += to;
+      i += from.size();
+    } else {
+      out += s[i++];
+    }
+  }
+  s = std::move(out);
 }
 
 // The first number in an answer ("~3.35 TB/s" -> 3.35), skipping digits inside a word

@@ -650,7 +650,8 @@ TEST_CASE("load_answer_key reads the real lesson13 key", "[answers]") {
         std::map<std::string, std::string>{{"a", "flops-reduced"}, {"d", "flops-reduced"}});
 
   const auto& q1e = *by_id.at("q1.e");
-  CHECK(q1e.accept == std::vector<std::string>{"n^2d^2/m", "(nd)^2/m", "n^2d^2m^-1", "d^2n^2/m"});
+  for (const char* form : {"n^2d^2/m", "(nd)^2/m", "n^2d^2m^-1", "(n^2d^2)/m"})
+    CHECK(std::find(q1e.accept.begin(), q1e.accept.end(), form) != q1e.accept.end());
 
   const auto& q1f = *by_id.at("q1.f");
   CHECK(q1f.veto_if_wrong == "no-running-max");

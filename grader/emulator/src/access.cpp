@@ -1,0 +1,326 @@
+// Every load and store of a kernel file compiled with -fsanitize=thread calls one
+// of the __tsan_* functions below (we provide them; libtsan is never linked). Here
+// each access is classified (shared, global, the thread's own stack, static data,
+// or a stray host pointer), checked like memcheck, checked for shared-memory races
+// like racecheck, and gathered into warp-level requests for the counters.
+#include <algorithm>
+#include <cstdio>
+#include <string>
+
+#include "internal.hpp"
+
+namespace cuda_emu::detail {
+namespace {
+
+std::string hex(uintptr_t a) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "0x%lx", static_cast<unsigned long>(a));
+  return buf;
+}
+
+std::string grouped(uint64_t n) {  // 4194304 -> 4,194,304
+  std::string s = std::to_string(n), out;
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (i && (s.size() - i) % 3 == 0) out += ',';
+    out += s[i];
+  }
+  return out;
+}
+
+std::string who() {
+  const uint3 t = thread_idx, b = block_idx;
+  return "by thread (" + std::to_string(t.x) + "," + std::to_string(t.y) + "," + std::to_string(t.z) +
+         ") in block (" + std::to_string(b.x) + "," + std::to_string(b.y) + "," + std::to_string(b.z) + ")";
+}
+
+[[noreturn]] void invalid(const char* space, uintptr_t a, unsigned size, bool write, const void* pc,
+                          const std::string& why) {
+  abort_thread(abort_reason::memcheck, std::string("Invalid ") + space + (write ? " write" : " read") + " of size " +
+                                           std::to_string(size) + " bytes\n    at " + location(pc) + "\n    " + who() +
+                                           "\n    " + why);
+}
+
+[[noreturn]] void bad_global(uintptr_t a, unsigned size, bool write, const void* pc) {
+  const allocation* al = find_allocation(a);
+  std::string why = "Access to " + hex(a) + " is out of bounds";
+  if (al && !al->live && a >= al->base && a < al->base + al->size) {
+    why = "Access to " + hex(a) + " is inside an allocation already freed by cudaFree, at " + hex(al->base) +
+          " of size " + grouped(al->size) + " bytes";
+  } else if (al && a >= al->base + al->size) {
+    why += "\n    and is " + grouped(a - (al->base + al->size) + 1) + " bytes after the nearest allocation at " +
+           hex(al->base) + " of size " + grouped(al->size) + " bytes";
+  } else if (al && a < al->base) {
+    why += "\n    and is " + grouped(al->base - a) + " bytes before the nearest allocation at " + hex(al->base) +
+           " of size " + grouped(al->size) + " bytes";
+  } else if (al) {  // starts inside, runs past the end
+    why += "\n    and runs past the end of the allocation at " + hex(al->base) + " of size " + grouped(al->size) +
+           " bytes";
+  }
+  invalid("__global__", a, size, write, pc, why);
+}
+
+void add_to_group(thread* th, const void* pc, access_kind kind, uintptr_t a, unsigned size) {
+  auto& groups = emu.warps[th->warp].groups;
+  uint32_t i = th->cursor;
+  const uint32_t n = static_cast<uint32_t>(groups.size());
+  while (i < n && (groups[i].pc != pc || groups[i].kind != kind)) ++i;
+  if (i == n) {
+    groups.emplace_back();
+    request_group& g = groups.back();
+    g.pc = pc;
+    g.kind = kind;
+    g.size = static_cast<uint8_t>(size);
+    g.n = 0;
+  }
+  request_group& g = groups[i];
+  if (g.n < 32) g.address[g.n++] = a;
+  th->cursor = i + 1;
+}
+
+void tick() {
+  if ((++emu.ticks & 0xFFF) == 0) check_deadline();
+}
+
+void note_race(const void* first_pc, int first_kind, const void* second_pc, int second_kind, uint64_t bytes) {
+  // One entry per pair of instructions, the write first, as racecheck prints them.
+  if (first_kind != 1 && second_kind == 1) {
+    std::swap(first_pc, second_pc);
+    std::swap(first_kind, second_kind);
+  }
+  emu.races[{first_pc, second_pc, first_kind, second_kind}] += bytes;
+}
+
+void race_check(uintptr_t a, unsigned size, bool write, const void* pc, const thread* th) {
+  const uint32_t tid = th->linear + 1;  // 0 means nobody
+  const size_t w0 = (a - emu.shared_lo) >> 2, w1 = (a + size - 1 - emu.shared_lo) >> 2;
+  const uint64_t bytes = std::min(size, 4u);
+  for (size_t w = w0; w <= w1 && w < emu.shadow.size(); ++w) {
+    shadow_word& s = emu.shadow[w];
+    const bool written = s.write_epoch == emu.epoch && s.writer != tid;
+    if (write) {
+      if (written) note_race(s.write_pc, 1, pc, 1, bytes);
+      if (s.read_epoch == emu.epoch && (s.reader != tid || s.many_readers)) note_race(s.read_pc, 0, pc, 1, bytes);
+      s.writer = tid;
+      s.write_epoch = emu.epoch;
+      s.write_pc = pc;
+    } else {
+      if (written) note_race(s.write_pc, 1, pc, 0, bytes);
+      if (s.read_epoch != emu.epoch) {
+        s.reader = tid;
+        s.read_epoch = emu.epoch;
+        s.read_pc = pc;
+        s.many_readers = false;
+      } else if (s.reader != tid) {
+        s.many_readers = true;
+      }
+    }
+  }
+}
+
+inline void on_access(const void* address, unsigned size, bool write, const void* pc) {
+  if (!emu.in_kernel) return;  // host code in the kernel's file
+  const uintptr_t a = reinterpret_cast<uintptr_t>(address);
+  thread* th = emu.current;
+  if (a - emu.shared_lo < emu.shared_size) {
+    if (a + size > emu.shared_lo + emu.shared_size)
+      invalid("__shared__", a, size, write, pc, "Access to " + hex(a) + " runs past the end of shared memory");
+    write ? ++th->shared_writes : ++th->shared_reads;
+    add_to_group(th, pc, write ? access_kind::shared_store : access_kind::shared_load, a, size);
+    if (g_options.check_races) race_check(a, size, write, pc, th);
+    tick();
+    return;
+  }
+  if (a - emu.arena_lo < emu.arena_size) {
+    if (a < emu.cache_lo || a + size > emu.cache_hi) {
+      const allocation* al = containing(a, size);
+      if (!al) bad_global(a, size, write, pc);
+      emu.cache_lo = al->base;
+      emu.cache_hi = al->base + al->size;
+    }
+    write ? ++th->global_writes : ++th->global_reads;
+    add_to_group(th, pc, write ? access_kind::global_store : access_kind::global_load, a, size);
+    tick();
+    return;
+  }
+  if (a - emu.stacks_lo < emu.stacks_size) return;  // the thread's own locals
+  // Just outside the shared arrays: an index past the end of one.
+  if (emu.shared_size && a + 1024 > emu.shared_lo && a < emu.shared_lo + emu.shared_size + 1024)
+    invalid("__shared__", a, size, write, pc, "Access to " + hex(a) + " is outside every __shared__ array");
+  if (a - emu.static_lo < emu.static_size) return;  // __device__ variables, the built-in indices
+  invalid("__global__", a, size, write, pc,
+          "Access to " + hex(a) + " is not device memory: a host pointer passed to a kernel?");
+}
+
+// Stats of one finished request.
+void account(const request_group& g, counters& c) {
+  uintptr_t keys[128];
+  int k = 0;
+  if (g.kind == access_kind::global_load || g.kind == access_kind::global_store) {
+    for (int i = 0; i < g.n; ++i) {
+      const uintptr_t s0 = g.address[i] >> 5, s1 = (g.address[i] + g.size - 1) >> 5;
+      keys[k++] = s0;
+      if (s1 != s0) keys[k++] = s1;
+    }
+    std::sort(keys, keys + k);
+    const uint64_t sectors = std::unique(keys, keys + k) - keys;
+    uintptr_t addr[32];
+    std::copy(g.address, g.address + g.n, addr);
+    std::sort(addr, addr + g.n);
+    const uint64_t distinct = std::unique(addr, addr + g.n) - addr;
+    const uint64_t ideal = (distinct * g.size + 31) / 32;
+    if (g.kind == access_kind::global_load) {
+      c.global_load_requests++;
+      c.global_load_sectors += sectors;
+      c.global_load_ideal_sectors += ideal;
+      c.global_load_bytes += uint64_t{g.n} * g.size;
+    } else {
+      c.global_store_requests++;
+      c.global_store_sectors += sectors;
+      c.global_store_ideal_sectors += ideal;
+      c.global_store_bytes += uint64_t{g.n} * g.size;
+    }
+    return;
+  }
+  // Shared: 32 banks of 4-byte words; a wavefront serves at most one word per bank.
+  for (int i = 0; i < g.n; ++i)
+    for (uintptr_t w = g.address[i] >> 2; w <= (g.address[i] + g.size - 1) >> 2 && k < 128; ++w) keys[k++] = w;
+  std::sort(keys, keys + k);
+  k = static_cast<int>(std::unique(keys, keys + k) - keys);
+  uint32_t per_bank[32] = {};
+  uint64_t wavefronts = 1;
+  for (int i = 0; i < k; ++i) wavefronts = std::max<uint64_t>(wavefronts, ++per_bank[keys[i] & 31]);
+  if (g.kind == access_kind::shared_load) {
+    c.shared_load_requests++;
+    c.shared_load_wavefronts += wavefronts;
+    c.shared_load_bank_conflicts += wavefronts - 1;
+  } else {
+    c.shared_store_requests++;
+    c.shared_store_wavefronts += wavefronts;
+    c.shared_store_bank_conflicts += wavefronts - 1;
+  }
+}
+
+}  // namespace
+
+void flush_groups() {
+  counters& c = emu.record->counters;
+  for (auto& w : emu.warps) {
+    for (const auto& g : w.groups) account(g, c);
+    w.groups.clear();
+  }
+  for (auto& th : emu.threads) th.cursor = 0;
+}
+
+void note_atomic(const void* address, unsigned size, const void* pc) {
+  if (!emu.in_kernel) return;
+  const uintptr_t a = reinterpret_cast<uintptr_t>(address);
+  if (a - emu.arena_lo < emu.arena_size && !containing(a, size)) bad_global(a, size, true, pc);
+  if (a - emu.arena_lo >= emu.arena_size && a - emu.shared_lo >= emu.shared_size &&
+      a - emu.stacks_lo >= emu.stacks_size && a - emu.static_lo >= emu.static_size)
+    invalid("__global__", a, size, true, pc, "Access to " + hex(a) + " is not device memory: a host pointer?");
+}
+
+void finish_races() {
+  for (const auto& [key, bytes] : emu.races) {
+    const auto& [first_pc, second_pc, first_kind, second_kind] = key;
+    race r;
+    r.first = std::string(first_kind == 1 ? "Write" : "Read") + " access at " + location(first_pc);
+    r.second = std::string(second_kind == 1 ? "Write" : "Read") + " access at " + location(second_pc);
+    r.hazards = bytes;
+    if (emu.record) {
+      emu.record->races.push_back(r);
+      if (g_options.print_reports)
+        std::fprintf(stderr, "========= Error: Race reported between %s\n=========     and %s [%llu hazards]\n",
+                     r.first.c_str(), r.second.c_str(), static_cast<unsigned long long>(r.hazards));
+    }
+  }
+  emu.races.clear();
+}
+
+}  // namespace cuda_emu::detail
+
+// ---- the instrumentation's entry points ------------------------------------
+using cuda_emu::detail::on_access;
+#define CUDA_EMU_HOOK(name, size, write) \
+  extern "C" void name(void* a) { on_access(a, size, write, __builtin_return_address(0)); }
+CUDA_EMU_HOOK(__tsan_read1, 1, false)
+CUDA_EMU_HOOK(__tsan_read2, 2, false)
+CUDA_EMU_HOOK(__tsan_read4, 4, false)
+CUDA_EMU_HOOK(__tsan_read8, 8, false)
+CUDA_EMU_HOOK(__tsan_read16, 16, false)
+CUDA_EMU_HOOK(__tsan_write1, 1, true)
+CUDA_EMU_HOOK(__tsan_write2, 2, true)
+CUDA_EMU_HOOK(__tsan_write4, 4, true)
+CUDA_EMU_HOOK(__tsan_write8, 8, true)
+CUDA_EMU_HOOK(__tsan_write16, 16, true)
+CUDA_EMU_HOOK(__tsan_unaligned_read2, 2, false)
+CUDA_EMU_HOOK(__tsan_unaligned_read4, 4, false)
+CUDA_EMU_HOOK(__tsan_unaligned_read8, 8, false)
+CUDA_EMU_HOOK(__tsan_unaligned_read16, 16, false)
+CUDA_EMU_HOOK(__tsan_unaligned_write2, 2, true)
+CUDA_EMU_HOOK(__tsan_unaligned_write4, 4, true)
+CUDA_EMU_HOOK(__tsan_unaligned_write8, 8, true)
+CUDA_EMU_HOOK(__tsan_unaligned_write16, 16, true)
+CUDA_EMU_HOOK(__tsan_volatile_read1, 1, false)
+CUDA_EMU_HOOK(__tsan_volatile_read2, 2, false)
+CUDA_EMU_HOOK(__tsan_volatile_read4, 4, false)
+CUDA_EMU_HOOK(__tsan_volatile_read8, 8, false)
+CUDA_EMU_HOOK(__tsan_volatile_write1, 1, true)
+CUDA_EMU_HOOK(__tsan_volatile_write2, 2, true)
+CUDA_EMU_HOOK(__tsan_volatile_write4, 4, true)
+CUDA_EMU_HOOK(__tsan_volatile_write8, 8, true)
+#undef CUDA_EMU_HOOK
+
+extern "C" {
+void __tsan_init() {}
+void __tsan_func_entry(void*) {}
+void __tsan_func_exit() {}
+void __tsan_vptr_update(void**, void*) {}
+void __tsan_vptr_read(void**) {}
+void __tsan_read_range(void* a, unsigned long size) {
+  if (size) on_access(a, static_cast<unsigned>(std::min(size, 16ul)), false, __builtin_return_address(0));
+}
+void __tsan_write_range(void* a, unsigned long size) {
+  if (size) on_access(a, static_cast<unsigned>(std::min(size, 16ul)), true, __builtin_return_address(0));
+}
+void __tsan_atomic_thread_fence(int) { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
+void __tsan_atomic_signal_fence(int) { __atomic_signal_fence(__ATOMIC_SEQ_CST); }
+}
+
+// std::atomic in a kernel file's host code (say, from <iostream>) compiles to these.
+#define CUDA_EMU_ATOMICS(bits, T)                                                                                \
+  extern "C" T __tsan_atomic##bits##_load(const volatile T* a, int) { return __atomic_load_n(a, __ATOMIC_SEQ_CST); } \
+  extern "C" void __tsan_atomic##bits##_store(volatile T* a, T v, int) { __atomic_store_n(a, v, __ATOMIC_SEQ_CST); } \
+  extern "C" T __tsan_atomic##bits##_exchange(volatile T* a, T v, int) {                                        \
+    return __atomic_exchange_n(a, v, __ATOMIC_SEQ_CST);                                                         \
+  }                                                                                                             \
+  extern "C" T __tsan_atomic##bits##_fetch_add(volatile T* a, T v, int) {                                       \
+    return __atomic_fetch_add(a, v, __ATOMIC_SEQ_CST);                                                          \
+  }                                                                                                             \
+  extern "C" T __tsan_atomic##bits##_fetch_sub(volatile T* a, T v, int) {                                       \
+    return __atomic_fetch_sub(a, v, __ATOMIC_SEQ_CST);                                                          \
+  }                                                                                                             \
+  extern "C" T __tsan_atomic##bits##_fetch_and(volatile T* a, T v, int) {                                       \
+    return __atomic_fetch_and(a, v, __ATOMIC_SEQ_CST);                                                          \
+  }                                                                                                             \
+  extern "C" T __tsan_atomic##bits##_fetch_or(volatile T* a, T v, int) {                                        \
+    return __atomic_fetch_or(a, v, __ATOMIC_SEQ_CST);                                                           \
+  }                                                                                                             \
+  extern "C" T __tsan_atomic##bits##_fetch_xor(volatile T* a, T v, int) {                                       \
+    return __atomic_fetch_xor(a, v, __ATOMIC_SEQ_CST);                                                          \
+  }                                                                                                             \
+  extern "C" int __tsan_atomic##bits##_compare_exchange_strong(volatile T* a, T* c, T v, int, int) {            \
+    return __atomic_compare_exchange_n(a, c, v, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);                     \
+  }                                                                                                             \
+  extern "C" int __tsan_atomic##bits##_compare_exchange_weak(volatile T* a, T* c, T v, int, int) {              \
+    return __atomic_compare_exchange_n(a, c, v, true, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);                      \
+  }                                                                                                             \
+  extern "C" T __tsan_atomic##bits##_compare_exchange_val(volatile T* a, T c, T v, int, int) {                  \
+    __atomic_compare_exchange_n(a, &c, v, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);                           \
+    return c;                                                                                                   \
+  }
+CUDA_EMU_ATOMICS(8, unsigned char)
+CUDA_EMU_ATOMICS(16, unsigned short)
+CUDA_EMU_ATOMICS(32, unsigned int)
+CUDA_EMU_ATOMICS(64, unsigned long long)
+#undef CUDA_EMU_ATOMICS

@@ -1,0 +1,136 @@
+// Emulator internals shared by its source files. One launch runs at a time, on
+// the calling OS thread; every CUDA thread is a fiber on that thread.
+#pragma once
+
+#include <boost/context/detail/fcontext.hpp>
+
+#include <chrono>
+#include <cstdint>
+#include <exception>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "cuda_emu/emulator.hpp"
+
+namespace cuda_emu::detail {
+
+namespace ctx = boost::context::detail;
+
+enum class thread_state : uint8_t { runnable, barrier, warp_wait, finished };
+
+struct thread {
+  ctx::fcontext_t fiber = nullptr;
+  thread_state state = thread_state::runnable;
+  uint32_t linear = 0, lane = 0, warp = 0;
+  uint3 idx{};
+  uint32_t cursor = 0;  // next request group of its warp this thread may join
+  uint64_t global_reads = 0, global_writes = 0, shared_reads = 0, shared_writes = 0;
+  uint64_t warp_value = 0, warp_result = 0;  // shuffle operand and result
+  int warp_arg = 0;
+};
+
+enum class access_kind : uint8_t { global_load, global_store, shared_load, shared_store };
+
+// One warp-level memory request: the accesses of one instruction (pc) made by
+// the lanes of a warp, the k-th execution of each lane together.
+struct request_group {
+  const void* pc;
+  access_kind kind;
+  uint8_t size;
+  uint8_t n;
+  uintptr_t address[32];
+};
+
+struct warp_state {
+  std::vector<request_group> groups;
+  // A pending warp-synchronous operation (shuffle, ballot, __syncwarp).
+  int op = -1;  // shfl_op value, or 10 ballot, 11 syncwarp
+  unsigned mask = 0;
+  int width = 32;
+  int arrived = 0;
+  uint32_t arrived_mask = 0;
+};
+
+struct allocation {
+  uintptr_t base;
+  size_t size;
+  bool live;
+};
+
+struct shadow_word {  // racecheck state of one shared-memory word
+  uint32_t writer, write_epoch;
+  uint32_t reader, read_epoch;
+  const void *write_pc, *read_pc;
+  bool many_readers;
+};
+
+enum class abort_reason { none, memcheck, synccheck, timeout, exception };
+
+struct machine {
+  // Device memory: one reserved range, bump-allocated with red zones, never reused.
+  uintptr_t arena_lo = 0;
+  size_t arena_size = 0, arena_used = 0;
+  std::vector<allocation> allocations;  // sorted by base
+  uint64_t bytes_in_use = 0, peak_bytes = 0;
+  uintptr_t cache_lo = 0, cache_hi = 0;  // the allocation hit last
+
+  // Shared memory: the "cuda_shared" section.
+  uintptr_t shared_lo = 0;
+  size_t shared_size = 0;
+  std::vector<shadow_word> shadow;
+
+  // Fiber stacks: one mapping, one slot per thread of a block.
+  uintptr_t stacks_lo = 0;
+  size_t stacks_size = 0, stack_slot = 0;
+  uint32_t stack_slots = 0;
+
+  // Static data of the executable (emulator state, __device__ variables).
+  uintptr_t static_lo = 0;
+  size_t static_size = 0;
+
+  // The running launch.
+  bool in_kernel = false;
+  std::vector<thread> threads;
+  std::vector<warp_state> warps;
+  thread* current = nullptr;
+  ctx::fcontext_t scheduler = nullptr;
+  void (*entry)(void*) = nullptr;
+  void* args = nullptr;
+  uint32_t epoch = 0;  // barrier phase within the block
+  launch_record* record = nullptr;
+  abort_reason abort = abort_reason::none;
+  std::exception_ptr exception;
+  std::chrono::steady_clock::time_point deadline;
+  uint32_t ticks = 0;
+
+  // Races found in this launch: (first pc, second pc, first kind, second kind) -> bytes.
+  std::map<std::tuple<const void*, const void*, int, int>, uint64_t> races;
+
+  cudaError_t sticky_error = cudaSuccess;  // illegal address, timeout: until cudaDeviceReset
+  cudaError_t last_error = cudaSuccess;    // cleared by cudaGetLastError
+  std::vector<launch_record> launches;
+};
+
+extern machine emu;  // the one emulator
+extern options g_options;
+std::string timeout_text();
+void syncwarp(unsigned mask);
+
+// Scheduler entry points used by the access hooks and device functions.
+[[noreturn]] void abort_thread(abort_reason why, const std::string& message);
+void yield_thread(thread_state new_state);
+void check_deadline();
+
+// Memory.
+void init_memory();
+const allocation* find_allocation(uintptr_t address);  // nearest by base, or null
+const allocation* containing(uintptr_t address, size_t size);  // live allocation holding it
+
+// Counters and reports.
+void flush_groups();  // turns finished request groups into counters
+std::string location(const void* pc);  // "kernel+0x1c in file.cu:5", via addr2line
+void emit(report_kind kind, const std::string& text);
+void finish_races();
+
+}  // namespace cuda_emu::detail

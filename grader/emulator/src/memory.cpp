@@ -1,0 +1,199 @@
+// Device memory: one large reserved range, bump-allocated with red zones and never
+// reused, so out-of-bounds and use-after-free accesses are always recognisable.
+// Also the runtime API calls that move or report memory and errors.
+#include <sys/mman.h>
+
+#include <algorithm>
+#include <cstring>
+#include <stdexcept>
+
+#include "internal.hpp"
+
+namespace cuda_emu::detail {
+namespace {
+
+constexpr size_t kAlign = 256;    // cudaMalloc's alignment
+constexpr size_t kRedZone = 512;  // unallocated bytes before each allocation
+
+void api_error(const std::string& text) { emit(report_kind::config, text); }
+
+bool is_device(const void* p) {
+  const uintptr_t a = reinterpret_cast<uintptr_t>(p);
+  return a - emu.arena_lo < emu.arena_size;
+}
+
+}  // namespace
+
+void init_memory() {
+  if (emu.arena_lo) return;
+  // Reserve as much address space as the system grants (no memory is committed).
+  for (size_t size = size_t{64} << 30; size >= (size_t{256} << 20); size /= 2) {
+    void* p = mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (p != MAP_FAILED) {
+      emu.arena_lo = reinterpret_cast<uintptr_t>(p);
+      emu.arena_size = size;
+      return;
+    }
+  }
+  throw std::runtime_error("cuda_emu: cannot reserve address space for device memory");
+}
+
+const allocation* find_allocation(uintptr_t a) {
+  const auto& all = emu.allocations;
+  if (all.empty()) return nullptr;
+  auto it = std::upper_bound(all.begin(), all.end(), a, [](uintptr_t x, const allocation& al) { return x < al.base; });
+  const allocation* after = it == all.end() ? nullptr : &*it;
+  const allocation* before = it == all.begin() ? nullptr : &*(it - 1);
+  if (!before) return after;
+  if (!after) return before;
+  return a - (before->base + before->size) <= after->base - a ? before : after;
+}
+
+const allocation* containing(uintptr_t a, size_t size) {
+  const auto& all = emu.allocations;
+  auto it = std::upper_bound(all.begin(), all.end(), a, [](uintptr_t x, const allocation& al) { return x < al.base; });
+  if (it == all.begin()) return nullptr;
+  const allocation& al = *(it - 1);
+  return al.live && a + size <= al.base + al.size ? &al : nullptr;
+}
+
+}  // namespace cuda_emu::detail
+
+using namespace cuda_emu::detail;
+
+cudaError_t cudaMalloc(void** ptr, size_t bytes) {
+  if (!ptr) return cudaErrorInvalidValue;
+  init_memory();
+  if (bytes == 0) {
+    *ptr = nullptr;
+    return cudaSuccess;
+  }
+  const uintptr_t base = (emu.arena_lo + emu.arena_used + kRedZone + kAlign - 1) & ~(kAlign - 1);
+  if (base + bytes + kRedZone > emu.arena_lo + emu.arena_size) {
+    emu.last_error = cudaErrorMemoryAllocation;
+    return cudaErrorMemoryAllocation;
+  }
+  emu.arena_used = base + bytes - emu.arena_lo;
+  emu.allocations.push_back({base, bytes, true});
+  emu.bytes_in_use += bytes;
+  emu.peak_bytes = std::max(emu.peak_bytes, emu.bytes_in_use);
+  *ptr = reinterpret_cast<void*>(base);
+  return cudaSuccess;
+}
+
+cudaError_t cudaFree(void* ptr) {
+  if (!ptr) return cudaSuccess;
+  const uintptr_t a = reinterpret_cast<uintptr_t>(ptr);
+  auto& all = emu.allocations;
+  auto it = std::lower_bound(all.begin(), all.end(), a, [](const allocation& al, uintptr_t x) { return al.base < x; });
+  if (it == all.end() || it->base != a || !it->live) {
+    api_error(it != all.end() && it->base == a ? "cudaFree: the pointer was already freed"
+                                               : "cudaFree: the pointer is not the start of a device allocation");
+    emu.last_error = cudaErrorInvalidValue;
+    return cudaErrorInvalidValue;
+  }
+  it->live = false;
+  emu.bytes_in_use -= it->size;
+  emu.cache_lo = emu.cache_hi = 0;
+  // Give the pages back; the range stays reserved, so later accesses are caught.
+  const uintptr_t page = 4096, lo = (a + page - 1) & ~(page - 1), hi = (a + it->size) & ~(page - 1);
+  if (hi > lo) madvise(reinterpret_cast<void*>(lo), hi - lo, MADV_DONTNEED);
+  return cudaSuccess;
+}
+
+cudaError_t cudaMemcpy(void* dst, const void* src, size_t bytes, cudaMemcpyKind kind) {
+  if (emu.sticky_error != cudaSuccess) return emu.sticky_error;
+  if (kind == cudaMemcpyDefault)
+    kind = is_device(dst) ? (is_device(src) ? cudaMemcpyDeviceToDevice : cudaMemcpyHostToDevice)
+                          : (is_device(src) ? cudaMemcpyDeviceToHost : cudaMemcpyHostToHost);
+  const bool dst_dev = kind == cudaMemcpyHostToDevice || kind == cudaMemcpyDeviceToDevice;
+  const bool src_dev = kind == cudaMemcpyDeviceToHost || kind == cudaMemcpyDeviceToDevice;
+  auto check = [&](const void* p, bool device, const char* which) -> bool {
+    const uintptr_t a = reinterpret_cast<uintptr_t>(p);
+    if (!p && bytes) {
+      api_error(std::string("cudaMemcpy: the ") + which + " pointer is null");
+      return false;
+    }
+    if (device && bytes && !containing(a, bytes)) {
+      api_error(std::string("cudaMemcpy: the ") + which + " range of " + std::to_string(bytes) +
+                " bytes is not inside one live device allocation");
+      return false;
+    }
+    if (!device && is_device(p)) {
+      api_error(std::string("cudaMemcpy: the ") + which +
+                " pointer is device memory, but the copy kind says host (check the cudaMemcpyKind)");
+      return false;
+    }
+    return true;
+  };
+  if (!check(dst, dst_dev, "destination") || !check(src, src_dev, "source")) {
+    emu.last_error = cudaErrorInvalidValue;
+    return cudaErrorInvalidValue;
+  }
+  if (bytes) std::memmove(dst, src, bytes);
+  return cudaSuccess;
+}
+
+cudaError_t cudaMemset(void* ptr, int value, size_t bytes) {
+  if (emu.sticky_error != cudaSuccess) return emu.sticky_error;
+  if (bytes && !containing(reinterpret_cast<uintptr_t>(ptr), bytes)) {
+    api_error("cudaMemset: the range of " + std::to_string(bytes) + " bytes is not inside one live device allocation");
+    emu.last_error = cudaErrorInvalidValue;
+    return cudaErrorInvalidValue;
+  }
+  if (bytes) std::memset(ptr, value, bytes);
+  return cudaSuccess;
+}
+
+cudaError_t cudaDeviceSynchronize() { return emu.sticky_error; }
+
+cudaError_t cudaGetLastError() {
+  const cudaError_t e = emu.sticky_error != cudaSuccess ? emu.sticky_error : emu.last_error;
+  emu.last_error = cudaSuccess;
+  return e;
+}
+
+cudaError_t cudaPeekAtLastError() { return emu.sticky_error != cudaSuccess ? emu.sticky_error : emu.last_error; }
+
+cudaError_t cudaDeviceReset() {
+  for (auto& al : emu.allocations)
+    if (al.live) cudaFree(reinterpret_cast<void*>(al.base));
+  emu.sticky_error = emu.last_error = cudaSuccess;
+  return cudaSuccess;
+}
+
+const char* cudaGetErrorName(cudaError_t error) {
+  switch (error) {
+    case cudaSuccess: return "cudaSuccess";
+    case cudaErrorInvalidValue: return "cudaErrorInvalidValue";
+    case cudaErrorMemoryAllocation: return "cudaErrorMemoryAllocation";
+    case cudaErrorInvalidConfiguration: return "cudaErrorInvalidConfiguration";
+    case cudaErrorInvalidDevicePointer: return "cudaErrorInvalidDevicePointer";
+    case cudaErrorInvalidMemcpyDirection: return "cudaErrorInvalidMemcpyDirection";
+    case cudaErrorIllegalAddress: return "cudaErrorIllegalAddress";
+    case cudaErrorLaunchTimeout: return "cudaErrorLaunchTimeout";
+    case cudaErrorLaunchFailure: return "cudaErrorLaunchFailure";
+  }
+  return "cudaErrorUnknown";
+}
+
+const char* cudaGetErrorString(cudaError_t error) {
+  switch (error) {
+    case cudaSuccess: return "no error";
+    case cudaErrorInvalidValue: return "invalid argument";
+    case cudaErrorMemoryAllocation: return "out of memory";
+    case cudaErrorInvalidConfiguration: return "invalid configuration argument";
+    case cudaErrorInvalidDevicePointer: return "invalid device pointer";
+    case cudaErrorInvalidMemcpyDirection: return "invalid copy direction for memcpy";
+    case cudaErrorIllegalAddress: return "an illegal memory access was encountered";
+    case cudaErrorLaunchTimeout: return "the launch timed out and was terminated";
+    case cudaErrorLaunchFailure: return "unspecified launch failure";
+  }
+  return "unknown error";
+}
+
+namespace cuda_emu {
+uint64_t device_bytes_in_use() { return detail::emu.bytes_in_use; }
+uint64_t peak_device_bytes() { return detail::emu.peak_bytes; }
+void reset_peak_device_bytes() { detail::emu.peak_bytes = detail::emu.bytes_in_use; }
+}  // namespace cuda_emu

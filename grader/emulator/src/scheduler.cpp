@@ -1,0 +1,388 @@
+// Launches: blocks one after another, each CUDA thread a fiber (Boost.Context's
+// fcontext) run round-robin until it blocks at a barrier or a warp-synchronous
+// operation, or finishes. Deterministic: the same launch always runs the same way.
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdio>
+#include <cstring>
+#include <stdexcept>
+#include <thread>
+
+#include "internal.hpp"
+
+extern "C" {
+// The linker's bounds of the shared-memory section and of the executable's image.
+extern char __start_cuda_shared[] __attribute__((weak));
+extern char __stop_cuda_shared[] __attribute__((weak));
+extern char __executable_start[];
+extern char _end[];
+}
+
+namespace cuda_emu::detail {
+
+uint3 thread_idx, block_idx;
+dim3 block_dim, grid_dim;
+machine emu;
+options g_options;
+
+std::string timeout_text() {
+  return "kernel " + (emu.record ? emu.record->kernel : std::string("?")) + " did not finish within its time limit of " +
+         std::to_string(g_options.time_limit.count()) + " ms (an endless loop?); the launch was stopped";
+}
+
+namespace {
+
+constexpr size_t kStackSlot = 128 * 1024;  // per CUDA thread
+constexpr uint32_t kMaxThreads = 1024;
+
+// Kills the process, with a message, when a kernel spins where no access or barrier
+// lets the scheduler stop it. Normally the scheduler stops a late kernel itself.
+std::atomic<int64_t> g_watch_deadline{0};  // steady-clock ns; 0 = no launch running
+const char* g_watch_kernel = "";
+
+void watchdog() {
+  using namespace std::chrono;
+  for (;;) {
+    std::this_thread::sleep_for(milliseconds(200));
+    const int64_t d = g_watch_deadline.load();
+    if (d != 0 && steady_clock::now().time_since_epoch().count() > d + duration_cast<nanoseconds>(seconds(2)).count()) {
+      std::fprintf(stderr,
+                   "cuda_emu: kernel '%s' ran past its time limit without reaching a memory access or a "
+                   "barrier (an endless loop?); exiting.\n",
+                   g_watch_kernel);
+      std::fflush(stderr);
+      _exit(124);
+    }
+  }
+}
+
+void init_once() {
+  static bool done = false;
+  if (done) return;
+  done = true;
+  init_memory();
+  emu.shared_lo = reinterpret_cast<uintptr_t>(__start_cuda_shared);
+  emu.shared_size = __start_cuda_shared ? static_cast<size_t>(__stop_cuda_shared - __start_cuda_shared) : 0;
+  emu.static_lo = reinterpret_cast<uintptr_t>(__executable_start);
+  emu.static_size = static_cast<size_t>(_end - __executable_start);
+  emu.stack_slot = kStackSlot;
+  emu.stack_slots = kMaxThreads;
+  emu.stacks_size = kStackSlot * kMaxThreads;
+  void* stacks = mmap(nullptr, emu.stacks_size, PROT_READ | PROT_WRITE,
+                      MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_STACK, -1, 0);
+  if (stacks == MAP_FAILED) throw std::runtime_error("cuda_emu: cannot map fiber stacks");
+  emu.stacks_lo = reinterpret_cast<uintptr_t>(stacks);
+  const long page = sysconf(_SC_PAGESIZE);
+  for (uint32_t i = 0; i < kMaxThreads; ++i)  // a guard page under each stack
+    mprotect(reinterpret_cast<char*>(stacks) + i * kStackSlot, page, PROT_NONE);
+  std::thread(watchdog).detach();
+}
+
+void fiber_main(ctx::transfer_t t) {
+  emu.scheduler = t.fctx;
+  try {
+    emu.entry(emu.args);
+  } catch (...) {
+    if (emu.abort == abort_reason::none) {
+      emu.abort = abort_reason::exception;
+      emu.exception = std::current_exception();
+    }
+  }
+  emu.current->state = thread_state::finished;
+  ctx::jump_fcontext(emu.scheduler, nullptr);
+  __builtin_unreachable();
+}
+
+void resume(thread& th) {
+  emu.current = &th;
+  thread_idx = th.idx;
+  emu.in_kernel = true;
+  const ctx::transfer_t t = ctx::jump_fcontext(th.fiber, nullptr);
+  emu.in_kernel = false;
+  th.fiber = t.fctx;
+}
+
+std::string thread_text(const uint3& t) { return "(" + std::to_string(t.x) + "," + std::to_string(t.y) + "," + std::to_string(t.z) + ")"; }
+std::string block_text() { return thread_text(block_idx); }
+
+uint32_t expected_lanes(const warp_state& w, uint32_t warp) {
+  uint32_t n = 0;
+  for (uint32_t lane = 0; lane < 32; ++lane) {
+    const uint32_t t = warp * 32 + lane;
+    if ((w.mask >> lane & 1u) && t < emu.threads.size() && emu.threads[t].state != thread_state::finished) ++n;
+  }
+  return n;
+}
+
+// Every lane that should arrive has: compute the results and let them all go on.
+void resolve(warp_state& w, uint32_t warp) {
+  const int width = w.width > 0 && w.width <= 32 ? w.width : 32;
+  uint32_t ballot_bits = 0;
+  for (uint32_t lane = 0; lane < 32; ++lane)
+    if ((w.arrived_mask >> lane & 1u) && emu.threads[warp * 32 + lane].warp_value) ballot_bits |= 1u << lane;
+  for (uint32_t lane = 0; lane < 32; ++lane) {
+    if (!(w.arrived_mask >> lane & 1u)) continue;
+    thread& th = emu.threads[warp * 32 + lane];
+    const int base = static_cast<int>(lane) / width * width;
+    int src = static_cast<int>(lane);
+    switch (w.op) {
+      case static_cast<int>(shfl_op::idx): src = base + ((th.warp_arg % width) + width) % width; break;
+      case static_cast<int>(shfl_op::up): src = static_cast<int>(lane) - th.warp_arg; if (src < base) src = lane; break;
+      case static_cast<int>(shfl_op::down): src = static_cast<int>(lane) + th.warp_arg; if (src >= base + width) src = lane; break;
+      case static_cast<int>(shfl_op::bfly): src = static_cast<int>(lane) ^ th.warp_arg; if (src >= base + width || src < base) src = lane; break;
+      default: break;
+    }
+    if (w.op == 10) {
+      th.warp_result = ballot_bits;
+    } else {
+      const bool there = src >= 0 && src < 32 && (w.arrived_mask >> src & 1u);
+      th.warp_result = there ? emu.threads[warp * 32 + src].warp_value : th.warp_value;
+    }
+    th.state = thread_state::runnable;
+  }
+  w.op = -1;
+  w.arrived = 0;
+  w.arrived_mask = 0;
+}
+
+// A lane reaches a warp-synchronous operation: wait for the others in the mask.
+uint64_t warp_rendezvous(int op, unsigned mask, uint64_t value, int arg, int width) {
+  if (!emu.in_kernel) return value;
+  thread* th = emu.current;
+  warp_state& w = emu.warps[th->warp];
+  if (!(mask >> th->lane & 1u))
+    abort_thread(abort_reason::synccheck,
+                 "Barrier error detected. Invalid arguments\n    by thread " + thread_text(th->idx) + " in block " +
+                     block_text() + ": its own lane is not in the warp-synchronous operation's mask");
+  if (w.arrived == 0) {
+    w.op = op;
+    w.mask = mask;
+    w.width = width;
+  } else if (w.op != op || w.mask != mask) {
+    abort_thread(abort_reason::synccheck,
+                 "Barrier error detected. Divergent thread(s) in warp\n    by thread " + thread_text(th->idx) +
+                     " in block " + block_text() + ": lanes of one warp reached different warp-synchronous operations");
+  }
+  th->warp_value = value;
+  th->warp_arg = arg;
+  w.arrived++;
+  w.arrived_mask |= 1u << th->lane;
+  if (static_cast<uint32_t>(w.arrived) >= expected_lanes(w, th->warp)) {
+    resolve(w, th->warp);
+    yield_thread(thread_state::runnable);  // keep the warp's lanes together
+  } else {
+    yield_thread(thread_state::warp_wait);
+  }
+  return th->warp_result;
+}
+
+void fail_block(abort_reason why, const std::string& text) {
+  emu.abort = why;
+  emit(why == abort_reason::timeout ? report_kind::timeout : report_kind::synccheck, text);
+}
+
+// Runs one block to the end. False when the launch must stop.
+bool run_block(uint32_t n) {
+  if (emu.shared_size) std::memset(reinterpret_cast<void*>(emu.shared_lo), 0xFF, emu.shared_size);  // NaN
+  if (g_options.check_races && emu.shared_size) std::fill(emu.shadow.begin(), emu.shadow.end(), shadow_word{});
+  emu.epoch = 1;
+  for (uint32_t t = 0; t < n; ++t) {
+    thread& th = emu.threads[t];
+    th.state = thread_state::runnable;
+    th.cursor = 0;
+    th.global_reads = th.global_writes = th.shared_reads = th.shared_writes = 0;
+    void* top = reinterpret_cast<char*>(emu.stacks_lo) + (t + 1) * emu.stack_slot;
+    th.fiber = ctx::make_fcontext(top, emu.stack_slot - 4096, fiber_main);
+  }
+  for (auto& w : emu.warps) {
+    w.groups.clear();
+    w.op = -1;
+    w.arrived = 0;
+    w.arrived_mask = 0;
+  }
+  for (;;) {
+    for (thread& th : emu.threads) {
+      if (th.state != thread_state::runnable) continue;
+      resume(th);
+      if (emu.abort != abort_reason::none) return false;
+      if (th.state == thread_state::finished) {
+        warp_state& w = emu.warps[th.warp];
+        if (w.arrived > 0 && static_cast<uint32_t>(w.arrived) >= expected_lanes(w, th.warp)) resolve(w, th.warp);
+      }
+    }
+    flush_groups();
+    if (std::chrono::steady_clock::now() > emu.deadline) {
+      fail_block(abort_reason::timeout, timeout_text());
+      return false;
+    }
+    uint32_t finished = 0, waiting = 0, at_barrier = 0, runnable = 0;
+    const thread* first_waiting = nullptr;
+    for (const thread& th : emu.threads) {
+      switch (th.state) {
+        case thread_state::finished: ++finished; break;
+        case thread_state::warp_wait: ++waiting; break;
+        case thread_state::barrier: ++at_barrier; if (!first_waiting) first_waiting = &th; break;
+        case thread_state::runnable: ++runnable; break;
+      }
+    }
+    if (finished == n) return true;
+    if (runnable) continue;
+    if (waiting) {
+      fail_block(abort_reason::synccheck,
+                 "Barrier error detected. Divergent thread(s) in warp\n    in block " + block_text() + ": " +
+                     std::to_string(waiting) +
+                     " lane(s) wait at a warp-synchronous operation that lanes of their mask never reach");
+      return false;
+    }
+    if (finished) {
+      fail_block(abort_reason::synccheck,
+                 "Barrier error detected. Divergent thread(s) in block\n    in block " + block_text() + ": " +
+                     std::to_string(finished) + " thread(s) exited while " + std::to_string(at_barrier) +
+                     " wait at __syncthreads() (first waiting: thread " + thread_text(first_waiting->idx) + ")");
+      return false;
+    }
+    for (thread& th : emu.threads) th.state = thread_state::runnable;  // everyone reached the barrier
+    ++emu.epoch;
+  }
+}
+
+}  // namespace
+
+void yield_thread(thread_state new_state) {
+  thread* th = emu.current;
+  th->state = new_state;
+  const ctx::transfer_t t = ctx::jump_fcontext(emu.scheduler, nullptr);
+  emu.scheduler = t.fctx;
+}
+
+[[noreturn]] void abort_thread(abort_reason why, const std::string& message) {
+  if (emu.abort == abort_reason::none) {
+    emu.abort = why;
+    emit(why == abort_reason::memcheck    ? report_kind::memcheck
+         : why == abort_reason::timeout   ? report_kind::timeout
+                                          : report_kind::synccheck,
+         message);
+  }
+  emu.current->state = thread_state::finished;
+  ctx::jump_fcontext(emu.scheduler, nullptr);
+  __builtin_unreachable();
+}
+
+void check_deadline() {
+  if (std::chrono::steady_clock::now() > emu.deadline) abort_thread(abort_reason::timeout, timeout_text());
+}
+
+uint64_t shuffle(shfl_op op, unsigned mask, uint64_t value, int lane_arg, int width) {
+  return warp_rendezvous(static_cast<int>(op), mask, value, lane_arg, width);
+}
+
+void syncwarp(unsigned mask) { warp_rendezvous(11, mask, 0, 0, 32); }
+
+unsigned ballot(unsigned mask, bool predicate) {
+  return static_cast<unsigned>(warp_rendezvous(10, mask, predicate ? 1 : 0, 0, 32));
+}
+
+void launch(const launch_config& config, const char* name, void (*entry)(void*), void* args) {
+  init_once();
+  const auto start = std::chrono::steady_clock::now();
+  launch_record rec;
+  rec.kernel = name;
+  rec.grid = config.grid;
+  rec.block = config.block;
+  rec.device_bytes_at_launch = emu.bytes_in_use;
+  emu.record = &rec;
+  emu.abort = abort_reason::none;
+  emu.exception = nullptr;
+  emu.races.clear();
+
+  const uint64_t n = uint64_t{config.block.x} * config.block.y * config.block.z;
+  const bool bad_block = n == 0 || n > kMaxThreads || config.block.z > 64;
+  const bool bad_grid = config.grid.x == 0 || config.grid.y == 0 || config.grid.z == 0 || config.grid.y > 65535 ||
+                        config.grid.z > 65535;
+  if (emu.sticky_error != cudaSuccess) {
+    rec.error = emu.sticky_error;
+  } else if (bad_block || bad_grid || config.shared_bytes > 0) {
+    rec.error = cudaErrorInvalidConfiguration;
+    emit(report_kind::config,
+         config.shared_bytes > 0
+             ? "launch of " + rec.kernel + ": dynamic shared memory is not supported by the emulator"
+             : "launch of " + rec.kernel + ": invalid configuration (block of " + std::to_string(n) +
+                   " threads, at most 1024; grid dimensions at least 1)");
+    emu.last_error = rec.error;
+  } else {
+    emu.threads.assign(n, thread{});
+    emu.warps.assign((n + 31) / 32, warp_state{});
+    for (uint32_t t = 0; t < n; ++t) {
+      thread& th = emu.threads[t];
+      th.linear = t;
+      th.lane = t % 32;
+      th.warp = t / 32;
+      th.idx = {t % config.block.x, t / config.block.x % config.block.y, t / (config.block.x * config.block.y)};
+    }
+    if (g_options.check_races) emu.shadow.assign(emu.shared_size / 4 + 1, shadow_word{});
+    grid_dim = config.grid;
+    block_dim = config.block;
+    emu.entry = entry;
+    emu.args = args;
+    emu.deadline = start + g_options.time_limit;
+    g_watch_kernel = name;
+    g_watch_deadline = emu.deadline.time_since_epoch().count();
+    bool ok = true;
+    for (uint32_t z = 0; ok && z < config.grid.z; ++z)
+      for (uint32_t y = 0; ok && y < config.grid.y; ++y)
+        for (uint32_t x = 0; ok && x < config.grid.x; ++x) {
+          block_idx = {x, y, z};
+          ok = run_block(static_cast<uint32_t>(n));
+          for (const thread& th : emu.threads) {
+            auto& c = rec.counters;
+            c.max_thread_global_reads = std::max(c.max_thread_global_reads, th.global_reads);
+            c.max_thread_global_writes = std::max(c.max_thread_global_writes, th.global_writes);
+            c.max_thread_shared_reads = std::max(c.max_thread_shared_reads, th.shared_reads);
+            c.max_thread_shared_writes = std::max(c.max_thread_shared_writes, th.shared_writes);
+          }
+        }
+    g_watch_deadline = 0;
+    finish_races();
+    switch (emu.abort) {
+      case abort_reason::none: break;
+      case abort_reason::memcheck: rec.error = emu.sticky_error = cudaErrorIllegalAddress; break;
+      case abort_reason::timeout: rec.error = emu.sticky_error = cudaErrorLaunchTimeout; break;
+      case abort_reason::synccheck: rec.error = emu.sticky_error = cudaErrorLaunchFailure; break;
+      case abort_reason::exception: rec.error = emu.last_error = cudaErrorLaunchFailure; break;
+    }
+  }
+  rec.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  emu.record = nullptr;
+  emu.launches.push_back(std::move(rec));
+  if (emu.exception) {
+    std::exception_ptr e = emu.exception;
+    emu.exception = nullptr;
+    std::rethrow_exception(e);
+  }
+}
+
+}  // namespace cuda_emu::detail
+
+void __syncthreads() {
+  using namespace cuda_emu::detail;
+  if (emu.in_kernel) yield_thread(thread_state::barrier);
+}
+
+void __syncwarp(unsigned mask) { cuda_emu::detail::syncwarp(mask); }
+
+namespace cuda_emu {
+
+options& settings() { return detail::g_options; }
+const std::vector<launch_record>& launches() { return detail::emu.launches; }
+const launch_record& last_launch() {
+  if (detail::emu.launches.empty()) throw std::logic_error("cuda_emu::last_launch: no kernel was launched");
+  return detail::emu.launches.back();
+}
+void reset() {
+  detail::emu.launches.clear();
+  detail::emu.sticky_error = detail::emu.last_error = cudaSuccess;
+}
+
+}  // namespace cuda_emu

@@ -152,7 +152,7 @@ inline void on_access(const void* address, unsigned size, bool write, const void
 }
 
 // Stats of one finished request.
-void account(const request_group& g, counters& c) {
+void account(const request_group& g, launch_counters& c) {
   uintptr_t keys[128];
   int k = 0;
   if (g.kind == access_kind::global_load || g.kind == access_kind::global_store) {
@@ -203,7 +203,7 @@ void account(const request_group& g, counters& c) {
 }  // namespace
 
 void flush_groups() {
-  counters& c = emu.record->counters;
+  launch_counters& c = emu.record->counters;
   for (auto& w : emu.warps) {
     for (const auto& g : w.groups) account(g, c);
     w.groups.clear();

@@ -45,7 +45,7 @@ const allocation* find_allocation(uintptr_t a) {
   const allocation* after = it == all.end() ? nullptr : &*it;
   const allocation* before = it == all.begin() ? nullptr : &*(it - 1);
   if (!before) return after;
-  if (!after) return before;
+  if (!after || a < before->base + before->size) return before;
   return a - (before->base + before->size) <= after->base - a ? before : after;
 }
 

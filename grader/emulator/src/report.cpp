@@ -1,6 +1,7 @@
 // Reports in compute-sanitizer's wording, counters under Nsight Compute's metric
 // names, and source locations (through addr2line, only when a report needs one).
 #include <dlfcn.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <map>
@@ -19,9 +20,14 @@ std::string location(const void* pc) {
   std::string out = fallback;
   Dl_info info{};
   if (dladdr(pc, &info) && info.dli_fbase) {
-    const std::string object = info.dli_fname && std::string(info.dli_fname).find(".so") != std::string::npos
-                                   ? info.dli_fname
-                                   : "/proc/self/exe";
+    // The executable's own path: inside popen, /proc/self would be the shell.
+    static const std::string self = [] {
+      char buf[4096];
+      const ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
+      return n > 0 ? std::string(buf, static_cast<size_t>(n)) : std::string();
+    }();
+    const std::string object =
+        info.dli_fname && std::string(info.dli_fname).find(".so") != std::string::npos ? info.dli_fname : self;
     char cmd[512];
     std::snprintf(cmd, sizeof cmd, "addr2line -C -f -e '%s' 0x%lx 2>/dev/null", object.c_str(),
                   static_cast<unsigned long>(reinterpret_cast<uintptr_t>(pc) -
@@ -57,18 +63,18 @@ void emit(report_kind kind, const std::string& text) {
 
 }  // namespace detail
 
-double counters::global_load_sectors_per_request() const {
+double launch_counters::global_load_sectors_per_request() const {
   return global_load_requests ? double(global_load_sectors) / double(global_load_requests) : 0.0;
 }
-double counters::global_store_sectors_per_request() const {
+double launch_counters::global_store_sectors_per_request() const {
   return global_store_requests ? double(global_store_sectors) / double(global_store_requests) : 0.0;
 }
-uint64_t counters::global_excessive_sectors() const {
+uint64_t launch_counters::global_excessive_sectors() const {
   return (global_load_sectors - global_load_ideal_sectors) + (global_store_sectors - global_store_ideal_sectors);
 }
 
 std::string launch_record::ncu_metrics() const {
-  const counters& c = counters;
+  const launch_counters& c = counters;
   std::ostringstream os;
   auto row = [&](const char* name, uint64_t v) { os << name << ' ' << v << '\n'; };
   row("l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum", c.global_load_requests);
@@ -84,7 +90,7 @@ std::string launch_record::ncu_metrics() const {
   const uint64_t total = c.global_load_sectors + c.global_store_sectors, excess = c.global_excessive_sectors();
   if (excess)
     os << "uncoalesced global accesses resulting in a total of " << excess << " excessive sectors ("
-       << (total ? excess * 100 / total : 0) << "% of the total " << total << " sectors)\n";
+       << (total ? (excess * 100 + total / 2) / total : 0) << "% of the total " << total << " sectors)\n";
   return os.str();
 }
 

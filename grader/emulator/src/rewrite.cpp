@@ -99,6 +99,7 @@ std::string rewrite_launches(std::string_view s) {
     const size_t start = callee_start(s, i);
     if (start < copied || start == i) throw rewrite_error(line_at(s, i), "<<< without a kernel name before it");
     const std::string callee(trim(s.substr(start, i - start)));
+    if (callee.empty()) throw rewrite_error(line_at(s, i), "<<< without a kernel name before it");
     // The launch configuration runs to the first >>> at bracket depth 0.
     size_t j = i + 3;
     int depth = 0;

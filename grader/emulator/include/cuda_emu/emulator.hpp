@@ -19,7 +19,7 @@ namespace cuda_emu {
 
 // Summed over the launch. Requests are warp-level instructions: the k-th
 // execution of one access by each lane of a warp is one request.
-struct counters {
+struct launch_counters {
   uint64_t global_load_requests = 0, global_load_sectors = 0, global_load_ideal_sectors = 0;
   uint64_t global_store_requests = 0, global_store_sectors = 0, global_store_ideal_sectors = 0;
   uint64_t shared_load_requests = 0, shared_load_wavefronts = 0, shared_load_bank_conflicts = 0;
@@ -51,7 +51,7 @@ struct race {
 struct launch_record {
   std::string kernel;
   dim3 grid, block;
-  counters counters;
+  launch_counters counters;
   std::vector<report> reports;  // memcheck/synccheck/timeout/exception errors
   std::vector<race> races;
   uint64_t device_bytes_at_launch = 0;

@@ -1,0 +1,41 @@
+# course_cuda_sources(<target> <file.cu>...)
+#
+# Adds CUDA C++ files to a target, unchanged:
+#   COURSE_CUDA=OFF (default, no GPU needed): the build rewrites each file's
+#     <<<>>> launches (cuda_emu_rewrite), and g++ compiles the result for the CPU
+#     emulator, with the instrumentation flags on that file only;
+#   COURSE_CUDA=ON: nvcc compiles the file for the GPU (CMAKE_CUDA_ARCHITECTURES).
+option(COURSE_CUDA "Compile .cu files with nvcc for a real GPU instead of the CPU emulator" OFF)
+
+set(COURSE_EMU_FLAGS
+    -include cuda_emu/cuda.hpp
+    # Every load and store calls the emulator (__tsan_read4 ...); libtsan is never linked.
+    -fsanitize=thread --param=tsan-instrument-func-entry-exit=0
+    # One access per lane per instruction, as on the GPU.
+    -fno-tree-vectorize
+    -O1 -g1 -gdwarf-4)  # DWARF 4: binutils 2.40 addr2line misreads #line files in DWARF 5
+
+function(course_cuda_sources target)
+  foreach(cu IN LISTS ARGN)
+    get_filename_component(abs "${cu}" ABSOLUTE)
+    get_filename_component(dir "${abs}" DIRECTORY)
+    get_filename_component(name "${abs}" NAME)
+    if(COURSE_CUDA)
+      target_sources(${target} PRIVATE "${abs}")
+      set_source_files_properties("${abs}" PROPERTIES LANGUAGE CUDA)
+    else()
+      set(out "${CMAKE_CURRENT_BINARY_DIR}/cuda_emu/${target}/${name}.cpp")
+      add_custom_command(
+        OUTPUT "${out}"
+        COMMAND cuda_emu_rewrite "${abs}" "${out}"
+        DEPENDS "${abs}" cuda_emu_rewrite
+        COMMENT "Rewriting <<<>>> launches in ${name} for the CPU emulator"
+        VERBATIM)
+      target_sources(${target} PRIVATE "${out}")
+      set_source_files_properties("${out}" PROPERTIES
+        COMPILE_OPTIONS "${COURSE_EMU_FLAGS}"
+        INCLUDE_DIRECTORIES "${dir}")
+      target_link_libraries(${target} PRIVATE cuda_emu)
+    endif()
+  endforeach()
+endfunction()

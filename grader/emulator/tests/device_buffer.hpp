@@ -1,0 +1,24 @@
+// A device buffer for emulator tests: cudaMalloc'd, freed on scope exit.
+#pragma once
+
+#include <vector>
+
+#include "cuda_emu/emulator.hpp"
+
+template <class T>
+struct device_buffer {
+  T* ptr = nullptr;
+  size_t n = 0;
+  explicit device_buffer(size_t count) : n(count) { cudaMalloc(&ptr, count * sizeof(T)); }
+  device_buffer(const std::vector<T>& host) : device_buffer(host.size()) {
+    cudaMemcpy(ptr, host.data(), n * sizeof(T), cudaMemcpyHostToDevice);
+  }
+  ~device_buffer() { cudaFree(ptr); }
+  device_buffer(const device_buffer&) = delete;
+  device_buffer& operator=(const device_buffer&) = delete;
+  std::vector<T> download() const {
+    std::vector<T> host(n);
+    cudaMemcpy(host.data(), ptr, n * sizeof(T), cudaMemcpyDeviceToHost);
+    return host;
+  }
+};

@@ -143,9 +143,6 @@ inline void on_access(const void* address, unsigned size, bool write, const void
     return;
   }
   if (a - emu.stacks_lo < emu.stacks_size) return;  // the thread's own locals
-  // Just outside the shared arrays: an index past the end of one.
-  if (emu.shared_size && a + 1024 > emu.shared_lo && a < emu.shared_lo + emu.shared_size + 1024)
-    invalid("__shared__", a, size, write, pc, "Access to " + hex(a) + " is outside every __shared__ array");
   if (a - emu.static_lo < emu.static_size) return;  // __device__ variables, the built-in indices
   invalid("__global__", a, size, write, pc,
           "Access to " + hex(a) + " is not device memory: a host pointer passed to a kernel?");
@@ -204,11 +201,13 @@ void account(const request_group& g, launch_counters& c) {
 
 void flush_groups() {
   launch_counters& c = emu.record->counters;
-  for (auto& w : emu.warps) {
+  for (size_t i = 0; i < emu.warps.size(); ++i) {
+    auto& w = emu.warps[i];
+    if (w.groups.empty()) continue;
     for (const auto& g : w.groups) account(g, c);
     w.groups.clear();
+    for (size_t t = i * 32; t < std::min(emu.threads.size(), i * 32 + 32); ++t) emu.threads[t].cursor = 0;
   }
-  for (auto& th : emu.threads) th.cursor = 0;
 }
 
 void note_atomic(const void* address, unsigned size, const void* pc) {

@@ -203,29 +203,36 @@ bool run_block(uint32_t n) {
     w.arrived_mask = 0;
   }
   for (;;) {
-    for (thread& th : emu.threads) {
-      if (th.state != thread_state::runnable) continue;
-      resume(th);
-      if (emu.abort != abort_reason::none) return false;
-      if (th.state == thread_state::finished) {
-        warp_state& w = emu.warps[th.warp];
-        if (w.arrived > 0 && static_cast<uint32_t>(w.arrived) >= expected_lanes(w, th.warp)) resolve(w, th.warp);
-      }
-    }
-    flush_groups();
-    if (std::chrono::steady_clock::now() > emu.deadline) {
-      fail_block(abort_reason::timeout, timeout_text());
-      return false;
-    }
     uint32_t finished = 0, waiting = 0, at_barrier = 0, runnable = 0;
     const thread* first_waiting = nullptr;
-    for (const thread& th : emu.threads) {
+    auto count = [&](const thread& th) {
       switch (th.state) {
         case thread_state::finished: ++finished; break;
         case thread_state::warp_wait: ++waiting; break;
         case thread_state::barrier: ++at_barrier; if (!first_waiting) first_waiting = &th; break;
         case thread_state::runnable: ++runnable; break;
       }
+    };
+    for (thread& th : emu.threads) {
+      if (th.state == thread_state::runnable) {
+        resume(th);
+        if (emu.abort != abort_reason::none) return false;
+        if (th.state == thread_state::finished) {
+          warp_state& w = emu.warps[th.warp];
+          if (w.arrived > 0 && static_cast<uint32_t>(w.arrived) >= expected_lanes(w, th.warp)) resolve(w, th.warp);
+        }
+      }
+      count(th);
+    }
+    if (waiting) {  // a warp operation resolved late in the pass may have freed lanes counted above
+      finished = waiting = at_barrier = runnable = 0;
+      first_waiting = nullptr;
+      for (const thread& th : emu.threads) count(th);
+    }
+    flush_groups();
+    if (std::chrono::steady_clock::now() > emu.deadline) {
+      fail_block(abort_reason::timeout, timeout_text());
+      return false;
     }
     if (finished == n) return true;
     if (runnable) continue;

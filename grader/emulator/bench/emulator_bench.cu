@@ -11,7 +11,9 @@
 #include <random>
 #include <vector>
 
+#ifdef CUDA_EMU
 #include "cuda_emu/emulator.hpp"
+#endif
 
 constexpr int T = 16;
 
@@ -71,13 +73,18 @@ int main() {
       for (int k = 0; k < n; ++k) ref += double(A[i * n + k]) * B[k * n + j];
       worst = std::max(worst, std::abs(ref - C[i * n + j]));
     }
-  const auto& run = cuda_emu::last_launch();
-  if (worst > 1e-3 || !run.ok()) {
-    std::printf("matmul_tiled is wrong: max error %g, %s\n", worst, run.sanitizer_text().c_str());
+  if (worst > 1e-3) {
+    std::printf("matmul_tiled is wrong: max error %g\n", worst);
     return 1;
   }
-  std::printf("matmul_tiled %dx%d validated (max abs error %.2g); its counters:\n%s", n, n, worst,
-              run.ncu_metrics().c_str());
+  std::printf("matmul_tiled %dx%d validated (max abs error %.2g)\n", n, n, worst);
+#ifdef CUDA_EMU
+  const auto& run = cuda_emu::last_launch();
+  if (!run.ok()) {
+    std::printf("%s", run.sanitizer_text().c_str());
+    return 1;
+  }
+  std::printf("its counters in the emulator:\n%s", run.ncu_metrics().c_str());
 
   const double mm = median_seconds(7, [&] {
     cuda_emu::reset();
@@ -92,5 +99,6 @@ int main() {
   });
   std::printf("__syncthreads: median %.1f ns per thread per barrier (%d threads x %d barriers, 7 runs)\n",
               bar * 1e9 / (double(threads) * iterations), threads, iterations);
+#endif  // on a GPU the program only provides the validated kernel for ncu to count
   return 0;
 }

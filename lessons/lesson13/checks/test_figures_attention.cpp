@@ -89,6 +89,9 @@ TEST_CASE("attention figures in the lesson 13 notes match their computation", "[
 
   // Standard attention's three kernels: read Q, K, write S; read S, write P; read P, V, write O.
   const double std_fwd_elems = (2 * N * d + N * N) + (N * N + N * N) + (N * N + N * d + N * d);
+  // ... over every head of every layer, in bytes, and the time it takes at the H100's HBM rate.
+  const double std_fwd_model_bytes = heads * layers * std_fwd_elems * bf16;
+  const double h100_hbm_bytes_per_s = 3.35e12;
 
   // N = 16k, and the decimal 16,000 that gives "2.56e8".
   const double n16k = 16384, n16000 = 16000;
@@ -130,6 +133,9 @@ TEST_CASE("attention figures in the lesson 13 notes match their computation", "[
   const double paper_gflop_std = 66.6, paper_gflop_fa = 75.2;
   const double paper_hbm_std = 40.3, paper_hbm_fa = 4.4;
   const double paper_ms_std = 41.7, paper_ms_fa = 7.3;
+  // The NeurIPS proceedings version of Figure 2 (key-padding mask, no dropout, same shape).
+  const double proc_hbm_std = 35.3, proc_hbm_fa = 4.4;
+  const double proc_ms_std = 35.1, proc_ms_fa = 11.7;
 
   // Extra memory: one FP32 log-sum-exp per row.
   const double lse_bytes = N * 4;
@@ -149,6 +155,9 @@ TEST_CASE("attention figures in the lesson 13 notes match their computation", "[
       {"attn.total_gb", rounded(total_mib * kMiB / 1e9, 1)},
       {"attn.std_fwd_elems", exact(std_fwd_elems)},
       {"attn.std_fwd_mib", exact(std_fwd_elems * bf16 / kMiB)},
+      {"attn.std_fwd_model_gib", exact(std_fwd_model_bytes / kGiB)},
+      {"attn.std_fwd_model_gb", rounded(std_fwd_model_bytes / 1e9, 1)},
+      {"attn.std_fwd_model_ms", rounded(1e3 * std_fwd_model_bytes / h100_hbm_bytes_per_s, 0)},
       {"attn.l2_layer_gib", exact(5 * heads * N * N / kGiB)},  // lesson 2's 5 a s^2 b, b = 1
       {"attn.l2_total_gib", exact(layers * 5 * heads * N * N / kGiB)},
       {"attn.s16k_elems", exact(n16k * n16k)},
@@ -185,6 +194,8 @@ TEST_CASE("attention figures in the lesson 13 notes match their computation", "[
       {"attn.kv_head_mib", exact(N * d * bf16 / kMiB)},
       {"attn.paper_hbm_ratio", rounded(paper_hbm_std / paper_hbm_fa, 1)},
       {"attn.paper_speedup", rounded(paper_ms_std / paper_ms_fa, 1)},
+      {"attn.paper_proc_hbm_ratio", rounded(proc_hbm_std / proc_hbm_fa, 1)},
+      {"attn.paper_proc_speedup", rounded(proc_ms_std / proc_ms_fa, 1)},
       {"attn.lse_kib", exact(lse_bytes / kKiB)},
       {"attn.sp_over_lse", exact(sp_mib * kMiB / lse_bytes)},
       {"attn.fwd_flops", exact(fwd_flops)},

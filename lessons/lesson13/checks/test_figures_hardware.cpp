@@ -10,6 +10,7 @@
 
 #include "figures.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <map>
@@ -30,6 +31,8 @@ constexpr double a100_tensor_flop_per_clk_sm = 2048;  // dense FP16/BF16: 1,024 
 constexpr double a100_bf16_flops = 312e12;            // dense
 constexpr double a100_fp32_flops = 19.5e12;
 constexpr double a100_l1_smem_kib_per_sm = 192;
+constexpr double a100_fp32_lanes_per_sm = 64;           // "CUDA cores" per SM
+constexpr double a100_l2_read_bytes_per_clk = 5120;     // whitepaper: 2.3x V100's 2,048 B/clk at 1.53 GHz
 constexpr double a100_40gb_bw = 1.555e12;
 constexpr double a100_80gb_bw = 2.039e12;
 
@@ -46,6 +49,12 @@ constexpr double h200_bw = 4.8e12;   // HBM3e, compute as H100 SXM
 
 constexpr double smem_bytes_per_clk_sm = 32 * 4;  // 32 banks x 4 bytes
 constexpr double smem_words_per_clk_sm = 32;
+constexpr double smem_banks = 32;
+
+// Compute capability 8.0 and 9.0 limits (CUDA C++ Programming Guide).
+constexpr double regs_per_sm = 65536;
+constexpr double max_threads_per_sm = 2048;
+constexpr double max_warps_per_sm = 64;
 
 // Measured on the course's H200 (see the notes): nvidia-smi capacity, pointer-chase HBM
 // latency at the 1.98 GHz SM clock, strided-read useful bandwidth, BF16 GEMM throughput.
@@ -69,6 +78,19 @@ double sectors_touched(long first_index, long stride) {
   return static_cast<double>(sectors.size());
 }
 
+// Largest number of lanes of one warp that hit the same shared-memory bank with different
+// words, when lane i reads 4-byte word i * row_words + col (a column of a row-major tile).
+double bank_conflict_ways(long row_words, long col) {
+  std::map<long, std::set<long>> words_per_bank;
+  for (long lane = 0; lane < 32; ++lane) {
+    const long word = lane * row_words + col;
+    words_per_bank[word % static_cast<long>(smem_banks)].insert(word);
+  }
+  std::size_t worst = 0;
+  for (const auto& [bank, words] : words_per_bank) worst = std::max(worst, words.size());
+  return static_cast<double>(worst);
+}
+
 // Average SM utilisation of `tiles` equal tiles on `sms` SMs, one tile per SM at a time.
 double waves(double tiles, double sms) { return std::ceil(tiles / sms); }
 double wave_utilisation_pct(double tiles, double sms) { return 100 * tiles / (waves(tiles, sms) * sms); }
@@ -86,6 +108,12 @@ TEST_CASE("hardware figures in lesson 13's notes are computed right", "[figures]
   // ---- Chapter 1: hierarchy, memory wall, roofline ----
   computed["hw.a100_peak_bf16_tflops"] = {a100_sms * a100_tensor_flop_per_clk_sm * a100_clock_hz / 1e12, 0.001};
   computed["hw.h100_implied_clock_ghz"] = {h100_bf16_flops / (h100_sms * h100_tensor_flop_per_clk_sm) / 1e9, 0.005};
+  const double h100_fp32_clock_hz = h100_fp32_flops / (h100_sms * h100_fp32_fma_per_clk_sm * 2);
+  computed["hw.h100_fp32_implied_clock_ghz"] = {h100_fp32_clock_hz / 1e9, 0.005};
+  computed["hw.a100_fp32_tflops_from_lanes"] = {a100_sms * a100_fp32_lanes_per_sm * 2 * a100_clock_hz / 1e12, 0.005};
+  computed["hw.regs_per_thread_full_occ"] = {regs_per_sm / max_threads_per_sm, exact};
+  computed["hw.warps_at_128_regs"] = {regs_per_sm / (128 * 32), exact};
+  computed["hw.occupancy_128_regs_pct"] = {100 * regs_per_sm / (128 * 32) / max_warps_per_sm, exact};
   computed["hw.h200_smi_gib"] = {h200_smi_mib * mib / gib, 0.001};
   computed["hw.h200_smi_gb"] = {h200_smi_mib * mib / 1e9, 0.001};
   computed["hw.h100_reg_operand_tbs"] = {h100_fp32_flops / 2 * 3 * 4 / 1e12, 0.005};
@@ -97,6 +125,8 @@ TEST_CASE("hardware figures in lesson 13's notes are computed right", "[figures]
   computed["hw.a100_sram_total_kib"] = {a100_sms * a100_l1_smem_kib_per_sm, exact};
   computed["hw.a100_sram_total_mib"] = {a100_sms * a100_l1_smem_kib_per_sm * kib / mib, exact};
   computed["hw.h100_smem_bw_tbs"] = {h100_smem_bw / 1e12, 0.005};
+  computed["hw.h100_smem_bw_max_clock_tbs"] = {h100_sms * smem_bytes_per_clk_sm * h100_fp32_clock_hz / 1e12, 0.005};
+  computed["hw.a100_l2_bw_tbs"] = {a100_l2_read_bytes_per_clk * a100_clock_hz / 1e12, 0.005};
   computed["hw.h100_smem_total_mib"] = {h100_sms * h100_smem_kib_per_sm * kib / mib, 0.005};
   computed["hw.a100_smem_hbm_ratio"] = {a100_smem_bw / a100_80gb_bw, 0.01};
   computed["hw.h100_smem_hbm_ratio"] = {h100_smem_bw / h100_bw, 0.01};
@@ -135,6 +165,7 @@ TEST_CASE("hardware figures in lesson 13's notes are computed right", "[figures]
   computed["hw.strided_bytes_moved"] = {sectors_touched(0, 32) * 32, exact};
   computed["hw.strided_efficiency_pct"] = {100 * 32 * 4 / (sectors_touched(0, 32) * 32), exact};
   computed["hw.strided_traffic_ratio"] = {sectors_touched(0, 32) / sectors_touched(0, 1), exact};
+  computed["hw.strided_efficiency_bf16_pct"] = {100 * 2.0 / 32, exact};  // 2 useful bytes per 32-byte sector
   computed["hw.col_stride_bytes"] = {4096 * 4, exact};
   computed["hw.h200_stride32_slowdown"] = {h200_stride1_gbs / h200_stride32_gbs, 0.01};
   computed["hw.boehm_coalesce_speedup"] = {boehm_coalesced / boehm_naive, 0.01};
@@ -148,6 +179,10 @@ TEST_CASE("hardware figures in lesson 13's notes are computed right", "[figures]
   computed["hw.untiled_ai"] = {2 * n * n * n / (2 * n * n * n * 4), exact};
   computed["hw.tiled_ai"] = {2 * n * n * n / (2 * n * n * n * 4 / t), exact};
   computed["hw.tile_smem_kib"] = {2 * t * t * 4 / kib, exact};
+  // Bank conflicts: reading a column of float tile[32][32] versus the padded tile[32][33].
+  computed["hw.bank_conflict_ways_unpadded"] = {bank_conflict_ways(32, 5), exact};
+  computed["hw.bank_conflict_ways_padded"] = {bank_conflict_ways(33, 5), exact};
+  computed["hw.smem_padding_pct"] = {100 * (32.0 * 33 - 32.0 * 32) / (32.0 * 32), 0.02};
   // Register tiling: shared-memory loads per FMA = (TM + TN) / (TM * TN).
   auto loads_per_fma = [](double tm, double tn) { return (tm + tn) / (tm * tn); };
   computed["hw.lds_per_fma_1x1"] = {loads_per_fma(1, 1), exact};

@@ -4,6 +4,9 @@
 // .cu file compiled by g++ after the build rewrote its <<<>>> launches.
 #pragma once
 
+// Lets a .cu file tell the emulator from nvcc (e.g. to print the emulator's counters).
+#define CUDA_EMU 1
+
 #include <math.h>  // expf, fmaxf, INFINITY in the global namespace, as in CUDA
 #include <stddef.h>
 #include <stdint.h>

@@ -3,6 +3,8 @@
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
+
+#include "temp_dir.hpp"
 #include <filesystem>
 #include <fmt/format.h>
 #include <fstream>
@@ -28,24 +30,6 @@ using grader::parse_answers;
 using grader::part_grade;
 
 namespace {
-
-// A unique directory under the system temp dir, removed with everything in it.
-struct temp_dir {
-  fs::path path;
-  temp_dir() {
-    static unsigned counter = 0;
-    std::random_device rd;
-    path = fs::temp_directory_path() /
-           fmt::format("grader-answers-{}-{}-{:08x}", ::getpid(), counter++, rd());
-    fs::create_directories(path);
-  }
-  ~temp_dir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-  temp_dir(const temp_dir&) = delete;
-  temp_dir& operator=(const temp_dir&) = delete;
-};
 
 void write_file(const fs::path& p, const std::string& content) {
   std::ofstream(p, std::ios::binary) << content;

@@ -4,6 +4,8 @@
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
+
+#include "temp_dir.hpp"
 #include <filesystem>
 #include <fmt/format.h>
 #include <fstream>
@@ -23,23 +25,6 @@ using grader::tag_run;
 using grader::test_record;
 
 namespace {
-
-struct temp_dir {
-  fs::path path;
-  temp_dir() {
-    static unsigned counter = 0;
-    std::random_device rd;
-    path = fs::temp_directory_path() /
-           fmt::format("grader-catch-run-{}-{}-{:08x}", ::getpid(), counter++, rd());
-    fs::create_directories(path);
-  }
-  ~temp_dir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-  temp_dir(const temp_dir&) = delete;
-  temp_dir& operator=(const temp_dir&) = delete;
-};
 
 // Lines as the course-json reporter writes them (nlohmann sorts the keys).
 const std::string passing_line =

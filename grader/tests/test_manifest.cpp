@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <catch2/catch.hpp>
+
+#include "temp_dir.hpp"
 #include <filesystem>
 #include <fmt/format.h>
 #include <fstream>
@@ -27,23 +29,6 @@ using grader::load_manifest;
 using nlohmann::json;
 
 namespace {
-
-struct temp_dir {
-  fs::path path;
-  temp_dir() {
-    static unsigned counter = 0;
-    std::random_device rd;
-    path = fs::temp_directory_path() /
-           fmt::format("grader-manifest-{}-{}-{:08x}", ::getpid(), counter++, rd());
-    fs::create_directories(path);
-  }
-  ~temp_dir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-  temp_dir(const temp_dir&) = delete;
-  temp_dir& operator=(const temp_dir&) = delete;
-};
 
 const fs::path source_dir{COURSE_SOURCE_DIR};
 

@@ -4,6 +4,8 @@
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
+
+#include "temp_dir.hpp"
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
@@ -25,23 +27,6 @@ using grader::run_process;
 using grader::run_result;
 
 namespace {
-
-struct temp_dir {
-  fs::path path;
-  temp_dir() {
-    static unsigned counter = 0;
-    std::random_device rd;
-    path = fs::temp_directory_path() /
-           fmt::format("grader-subprocess-{}-{}-{:08x}", ::getpid(), counter++, rd());
-    fs::create_directories(path);
-  }
-  ~temp_dir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-  temp_dir(const temp_dir&) = delete;
-  temp_dir& operator=(const temp_dir&) = delete;
-};
 
 run_options with_timeout(std::chrono::milliseconds t) {
   run_options o;

@@ -25,10 +25,13 @@ function(course_cuda_sources target)
       set_source_files_properties("${abs}" PROPERTIES LANGUAGE CUDA)
     else()
       set(out "${CMAKE_CURRENT_BINARY_DIR}/cuda_emu/${target}/${name}.cpp")
+      # The depfile names the file really rewritten: for the grader's one-line
+      # #include wrappers, the student's own file.
       add_custom_command(
         OUTPUT "${out}"
-        COMMAND cuda_emu_rewrite "${abs}" "${out}"
+        COMMAND cuda_emu_rewrite "${abs}" "${out}" --depfile "${out}.d"
         DEPENDS "${abs}" cuda_emu_rewrite
+        DEPFILE "${out}.d"
         COMMENT "Rewriting <<<>>> launches in ${name} for the CPU emulator"
         VERBATIM)
       target_sources(${target} PRIVATE "${out}")

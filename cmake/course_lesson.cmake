@@ -16,34 +16,49 @@ function(course_add_lesson lesson)
   set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${manifest}")
   file(READ "${manifest}" manifest_json)
 
-  # C++ exercise files, straight from the manifest.
+  # C++ and CUDA exercise files, straight from the manifest.
   set(exercise_sources "")
+  set(cuda_sources "")
   string(JSON n_exercises LENGTH "${manifest_json}" exercises)
   math(EXPR last "${n_exercises} - 1")
   foreach(i RANGE ${last})
     string(JSON kind GET "${manifest_json}" exercises ${i} kind)
-    if(kind STREQUAL "cpp")
+    if(kind STREQUAL "cpp" OR kind STREQUAL "cu")
       string(JSON file GET "${manifest_json}" exercises ${i} file)
       if(arg_GRADING)
-        list(APPEND exercise_sources "${CMAKE_BINARY_DIR}/submission/${file}")
+        set(path "${CMAKE_BINARY_DIR}/submission/${file}")
       else()
-        list(APPEND exercise_sources "${PROJECT_SOURCE_DIR}/solutions/${lesson}/${file}")
+        set(path "${PROJECT_SOURCE_DIR}/solutions/${lesson}/${file}")
+      endif()
+      if(kind STREQUAL "cu")
+        list(APPEND cuda_sources "${path}")
+      else()
+        list(APPEND exercise_sources "${path}")
       endif()
     endif()
   endforeach()
 
   file(GLOB test_sources CONFIGURE_DEPENDS "${lesson_dir}/tests/*.cpp" "${lesson_dir}/reference/*.cpp")
+  file(GLOB reference_cuda CONFIGURE_DEPENDS "${lesson_dir}/reference/*.cu")
 
   # Tests and references change rarely: one object library, compiled once per tree.
   add_library(${lesson}_test_objects OBJECT ${test_sources})
   target_include_directories(${lesson}_test_objects PRIVATE "${lesson_dir}/include" "${lesson_dir}/reference")
   target_link_libraries(${lesson}_test_objects PRIVATE course_testing)
+  if(reference_cuda OR cuda_sources)
+    target_link_libraries(${lesson}_test_objects PRIVATE cuda_emu)
+  endif()
 
   # The student's code: small TUs, the only thing rebuilt on a re-grade.
   add_library(${lesson}_exercises OBJECT ${exercise_sources})
   target_include_directories(${lesson}_exercises PRIVATE "${lesson_dir}/include")
   target_link_libraries(${lesson}_exercises PRIVATE course_blank)
   target_compile_options(${lesson}_exercises PRIVATE -O1 -fno-diagnostics-color -fmax-errors=20)
+  # CUDA exercises and references: the emulator by default, nvcc with COURSE_CUDA.
+  course_cuda_sources(${lesson}_exercises ${cuda_sources} ${reference_cuda})
+  if(reference_cuda)
+    set_source_files_properties(${reference_cuda} PROPERTIES INCLUDE_DIRECTORIES "${lesson_dir}/include")
+  endif()
 
   add_executable(${lesson}_tests)
   target_link_libraries(${lesson}_tests PRIVATE ${lesson}_test_objects ${lesson}_exercises course_testing)

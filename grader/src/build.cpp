@@ -94,7 +94,11 @@ build_outcome grading_tree::build(const std::map<std::string, fs::path>& files,
     throw cannot_grade("cmake not found: run .ci/install-deps (or apt-get install cmake)");
   const bool ninja = on_path("ninja");
 
-  for (const auto& [name, path] : files) {
+  // Only the code files are compiled; answers files are graded elsewhere.
+  std::map<std::string, fs::path> code;
+  for (const exercise& e : manifest_.exercises)
+    if (e.is_code() && files.count(e.file)) code[e.file] = files.at(e.file);
+  for (const auto& [name, path] : code) {
     if (path.string().find('"') != std::string::npos)
       throw cannot_grade(
           fmt::format("cannot compile a file whose path holds a quote: {}", path.string()));
@@ -137,7 +141,7 @@ build_outcome grading_tree::build(const std::map<std::string, fs::path>& files,
       out.diagnostics = fmt::format("the build {}", built.describe());
     } else {
       std::map<std::string, fs::path> abs;
-      for (const auto& [name, path] : files) abs[name] = fs::absolute(path).lexically_normal();
+      for (const auto& [name, path] : code) abs[name] = fs::absolute(path).lexically_normal();
       out.diagnostics = student_diagnostics(built.output, abs);
       if (out.diagnostics.empty()) out.diagnostics = first_error_line(built.output);
     }

@@ -165,7 +165,7 @@ dev_check_result dev_check(const course& c, const manifest& m, unsigned seed, st
     std::set<std::string> declared;
     for (const unit& u : m.units) {
       for (const item& it : u.items)
-        if (m.exercise_of(it).kind == "cpp") {
+        if (m.exercise_of(it).is_code()) {
           declared.insert("[" + it.id + "]");
           if (!known.count("[" + it.id + "]")) missing.insert(it.id);
         }
@@ -187,7 +187,7 @@ dev_check_result dev_check(const course& c, const manifest& m, unsigned seed, st
   for (const unit_report& u : untouched.units) {
     double code_points = 0;
     for (const item& it : m.units[&u - untouched.units.data()].items)
-      if (m.exercise_of(it).kind == "cpp")
+      if (m.exercise_of(it).is_code())
         for (const auto& r : u.items)
           if (r.id == it.id) code_points += r.points;
     ck.verdict(code_points == 0 && !u.passed,
@@ -199,7 +199,7 @@ dev_check_result dev_check(const course& c, const manifest& m, unsigned seed, st
     names_blanks |= msg.find("still empty") != std::string::npos;
   bool all_have_blanks = true;
   for (const exercise& e : m.exercises)
-    if (e.kind == "cpp") all_have_blanks &= !find_blanks(read_text(ex.files.at(e.file))).empty();
+    if (e.is_code()) all_have_blanks &= !find_blanks(read_text(ex.files.at(e.file))).empty();
   ck.verdict(names_blanks && all_have_blanks,
              "the untouched C++ files report their unfilled blanks by name");
 

@@ -135,11 +135,11 @@ report grade(const course& c, const manifest& m, const grade_request& req) {
   for (const unit* u : units)
     for (const item& it : u->items) used.insert(it.exercise);
   bool needs_build = false;
-  for (const exercise& e : m.exercises) needs_build |= e.kind == "cpp" && used.count(e.id);
+  for (const exercise& e : m.exercises) needs_build |= e.is_code() && used.count(e.id);
 
   // Static look at the C++ files: blanks still empty.
   for (const exercise& e : m.exercises) {
-    if (e.kind != "cpp" || !used.count(e.id)) continue;
+    if (!e.is_code() || !used.count(e.id)) continue;
     const auto blanks = find_blanks(read_text(req.files.at(e.file)));
     if (blanks.empty()) continue;
     std::string list;
@@ -167,7 +167,7 @@ report grade(const course& c, const manifest& m, const grade_request& req) {
       std::vector<std::string> tags;
       for (const unit* u : units) {
         for (const item& it : u->items)
-          if (m.exercise_of(it).kind == "cpp") tags.push_back(item_tag(it));
+          if (m.exercise_of(it).is_code()) tags.push_back(item_tag(it));
         for (const veto& v : u->vetoes)
           if (has(veto_tag(v))) tags.push_back(veto_tag(v));
       }
@@ -208,7 +208,7 @@ report grade(const course& c, const manifest& m, const grade_request& req) {
     for (const item& it : u->items) {
       item_result r{it.id, it.title.in(l), 0, it.points, item_status::fail, {}, false};
       const exercise& e = m.exercise_of(it);
-      if (e.kind == "cpp") {
+      if (e.is_code()) {
         if (!build_error.empty()) {
           r.status = item_status::error;
           r.feedback = tr(l, "代码无法编译（见上）", "the code does not compile (see above)");

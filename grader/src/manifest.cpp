@@ -137,8 +137,8 @@ manifest load_manifest(const course& c, const std::string& lesson) {
     const std::string where = "exercise " + ex.id;
     ex.file = get_string(e, "file", file, where);
     ex.kind = get_string(e, "kind", file, where);
-    if (ex.kind != "cpp" && ex.kind != "answers")
-      bad(file, fmt::format("{}: kind \"{}\" is not cpp or answers", where, ex.kind));
+    if (ex.kind != "cpp" && ex.kind != "cu" && ex.kind != "answers")
+      bad(file, fmt::format("{}: kind \"{}\" is not cpp, cu or answers", where, ex.kind));
     if (ex.kind == "answers") ex.key = get_string(e, "key", file, where);
     ex.title = get_text(e, "title", file, where);
     if (e.contains("hints")) {

@@ -107,7 +107,7 @@ std::vector<std::string_view> split_lines(std::string_view text) {
 
 std::string make_student_file(std::string_view solution, std::string_view kind,
                               std::string_view file_name) {
-  if (kind == "cpp") return cpp_student(solution, file_name);
+  if (kind == "cpp" || kind == "cu") return cpp_student(solution, file_name);
   if (kind == "answers") return answers_student(solution);
   throw input_error(fmt::format("{}: no student-file rule for kind \"{}\"", file_name, kind));
 }

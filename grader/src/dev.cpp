@@ -169,7 +169,7 @@ dev_check_result dev_check(const course& c, const manifest& m, unsigned seed, st
           declared.insert("[" + it.id + "]");
           if (!known.count("[" + it.id + "]")) missing.insert(it.id);
         }
-      for (const veto& v : u.vetoes) declared.insert("[veto:" + v.id + "]");
+      for (const veto& v : u.vetoes) declared.insert("[veto:" + u.id + ":" + v.id + "]");
     }
     for (const auto& t : known)
       if (!declared.count(t)) unknown.insert(t);

@@ -29,9 +29,8 @@ bool is_seed_note(const std::string& info) {
 std::string item_tag(const item& it) {
   return "[" + it.id + "]";
 }
-std::string veto_tag(const veto& v) {
-  return "[veto:" + v.id + "]";
-}
+// A veto's detector tests for one unit: [veto:<unit>:<id>].
+std::string veto_tag(const unit& u, const veto& v) { return "[veto:" + u.id + ":" + v.id + "]"; }
 
 // The first failure of a tag's tests, told briefly: the test, then what broke.
 std::string failure_summary(const tag_run& run, lang l) {
@@ -169,7 +168,7 @@ report grade(const course& c, const manifest& m, const grade_request& req) {
         for (const item& it : u->items)
           if (m.exercise_of(it).is_code()) tags.push_back(item_tag(it));
         for (const veto& v : u->vetoes)
-          if (has(veto_tag(v))) tags.push_back(veto_tag(v));
+          if (has(veto_tag(*u, v))) tags.push_back(veto_tag(*u, v));
       }
       const unsigned jobs = std::max(2u, std::thread::hardware_concurrency());
       for (auto& run : run_tags(built.tests_binary, tags, req.seed, req.test_timeout, jobs, available))
@@ -251,7 +250,7 @@ report grade(const course& c, const manifest& m, const grade_request& req) {
       ur.items.push_back(std::move(r));
     }
     for (const veto& v : u->vetoes) {
-      const auto run = runs.find(veto_tag(v));
+      const auto run = runs.find(veto_tag(*u, v));
       if (run != runs.end() && veto_fired(run->second))
         ur.add_veto(v.id, v.title.in(l), tr(l, "代码：", "code: ") + veto_reason(run->second));
     }

@@ -113,7 +113,7 @@ std::string make_student_file(std::string_view solution, std::string_view kind,
 }
 
 std::vector<blank> find_blanks(std::string_view source) {
-  static const std::regex pattern(R"(\bBLANK\s*\(\s*([A-Za-z_][A-Za-z0-9_]*)\s*\))");
+  static const std::regex pattern(R"(\bBLANK(?:_STMT)?\s*\(\s*([A-Za-z_][A-Za-z0-9_]*)\s*\))");
   std::vector<blank> out;
   int n = 0;
   for (std::string_view line : split_lines(source)) {

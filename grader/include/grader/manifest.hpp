@@ -36,7 +36,7 @@ struct item {
 };
 
 struct veto {
-  std::string id;  // code detectors are the tests tagged [veto:<id>]
+  std::string id;  // code detectors are the tests tagged [veto:<unit>:<id>]
   text title;
   text explain;
 };

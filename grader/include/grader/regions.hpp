@@ -28,7 +28,7 @@ struct blank {
   int line;
 };
 
-// Every BLANK(name) outside a // comment, in order.
+// Every BLANK(name) and BLANK_STMT(name) outside a // comment, in order.
 std::vector<blank> find_blanks(std::string_view source);
 
 // Splits text into lines without their '\n' or '\r\n' (a final newline adds no empty line).

@@ -1,6 +1,6 @@
 // Tests for the lesson 13 C++ exercise (online_softmax.cpp) against the
 // double-precision references. Each test's tag is the rubric item it earns
-// (lessons/lesson13/manifest.json); [veto:...] tests detect a misconception.
+// (lessons/lesson13/manifest.json); [veto:exam:<id>] tests detect a misconception.
 //   build/bin/lesson13_tests --rng-seed time            # all, fresh inputs
 //   build/bin/lesson13_tests "[code.update]"            # one rubric item
 #include <catch2/catch.hpp>
@@ -177,7 +177,7 @@ TEST_CASE("flash_attention matches standard attention", "[code.matches_reference
   }
 }
 
-TEST_CASE("veto check: the code stays finite when scores are large", "[veto:no-running-max]") {
+TEST_CASE("veto check: the code stays finite when scores are large", "[veto:exam:no-running-max]") {
   auto rng = course::test_rng("veto-overflow");
   INFO(course::seed_note());
   const shape small{64, 16, 16}, large{64, 16, 16, kLargeScale};
@@ -198,7 +198,7 @@ TEST_CASE("veto check: the code stays finite when scores are large", "[veto:no-r
 }
 
 TEST_CASE("veto check: the output is not per-block softmax concatenated",
-          "[veto:blockwise-softmax-concat]") {
+          "[veto:exam:blockwise-softmax-concat]") {
   auto rng = course::test_rng("veto-concat");
   INFO(course::seed_note());
   const shape s{96, 16, 32, 1.0};  // three key blocks, so the two algorithms differ

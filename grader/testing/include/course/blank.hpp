@@ -1,6 +1,8 @@
 // BLANK(name): an exercise blank the student has not filled in yet.
-// A student file compiles with `x = BLANK(m_new);`; running that line throws
-// course::unfilled_blank, so the tests fail with the blank's name instead of crashing.
+// A student file compiles with `x = BLANK(m_new);` (an expression) or
+// `BLANK_STMT(barrier);` (a statement, e.g. where a __syncthreads() belongs);
+// running either throws course::unfilled_blank, so the tests fail with the blank's
+// name instead of crashing.
 #pragma once
 
 #include <stdexcept>
@@ -28,6 +30,9 @@ struct blank_value {
   }
 };
 
+[[noreturn]] inline void unfilled(const char* name) { throw unfilled_blank(name); }
+
 }  // namespace course
 
 #define BLANK(name) (::course::blank_value{#name})
+#define BLANK_STMT(name) (::course::unfilled(#name))

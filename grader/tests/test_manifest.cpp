@@ -233,7 +233,7 @@ TEST_CASE("load_manifest: each malformed manifest is an input_error naming the f
       {"exercise without file", [](json& j) { j["exercises"][0].erase("file"); },
        "exercise code has no \"file\""},
       {"exercise of an unknown kind", [](json& j) { j["exercises"][0]["kind"] = "python"; },
-       "exercise code: kind \"python\" is not cpp or answers"},
+       "exercise code: kind \"python\" is not cpp, cu or answers"},
       {"answers without a key", [](json& j) { j["exercises"][1].erase("key"); },
        "exercise questions has no \"key\""},
       {"exercise id twice", [](json& j) { j["exercises"][1]["id"] = "code"; },

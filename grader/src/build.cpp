@@ -127,23 +127,41 @@ build_outcome grading_tree::build(const std::map<std::string, fs::path>& files,
                                      conf.describe(), first_error_line(conf.output)));
   }
 
-  const std::string target = manifest_.lesson + "_tests";
-  const std::vector<std::string> cmd =
-      ninja ? std::vector<std::string>{"ninja", "-C", dir_.string(), target}
-            : std::vector<std::string>{"cmake", "--build", dir_.string(), "--target", target};
-  const run_result built = run_process(cmd, opts);
+  std::vector<const exercise*> built;
+  for (const exercise& e : manifest_.exercises)
+    if (code.count(e.file)) built.push_back(&e);
+  auto target_of = [&](const exercise& e) { return manifest_.lesson + "_" + e.id + "_tests"; };
+
+  // One build of everything, going on past failures; then ask ninja which targets
+  // are still out of date: those are the ones that failed.
+  std::vector<std::string> cmd = ninja ? std::vector<std::string>{"ninja", "-C", dir_.string(), "-k", "0"}
+                                       : std::vector<std::string>{"cmake", "--build", dir_.string(), "--target"};
+  for (const exercise* e : built) cmd.push_back(target_of(*e));
+  if (!ninja) cmd.insert(cmd.end(), {"--", "-k"});
+  const run_result all = run_process(cmd, opts);
 
   build_outcome out;
-  out.tests_binary = dir_ / "bin" / target;
-  out.ok = built.ok() && fs::exists(out.tests_binary);
-  if (!out.ok) {
-    if (built.timed_out) {
-      out.diagnostics = fmt::format("the build {}", built.describe());
-    } else {
-      std::map<std::string, fs::path> abs;
-      for (const auto& [name, path] : code) abs[name] = fs::absolute(path).lexically_normal();
-      out.diagnostics = student_diagnostics(built.output, abs);
-      if (out.diagnostics.empty()) out.diagnostics = first_error_line(built.output);
+  for (const exercise* e : built) {
+    exercise_build& b = out.exercises[e->id];
+    b.tests_binary = dir_ / "bin" / target_of(*e);
+    bool ok = all.ok();
+    if (!ok && !all.timed_out) {
+      const run_result dry = ninja ? run_process({"ninja", "-C", dir_.string(), "-n", target_of(*e)}, opts)
+                                   : run_process({"cmake", "--build", dir_.string(), "--target", target_of(*e)}, opts);
+      ok = dry.ok() && (!ninja || dry.output.find("no work to do") != std::string::npos);
+    }
+    b.ok = ok && fs::exists(b.tests_binary);
+    if (b.ok) continue;
+    if (all.timed_out) {
+      b.diagnostics = fmt::format("the build {}", all.describe());
+      continue;
+    }
+    const fs::path student = fs::absolute(code.at(e->file)).lexically_normal();
+    b.diagnostics = student_diagnostics(all.output, {{e->file, student}});
+    // Nothing about the student's own file: a link error, say. Show the error lines.
+    if (b.diagnostics.empty() || b.diagnostics.find(display_path(student)) == std::string::npos) {
+      const std::string general = student_diagnostics(all.output, {});
+      b.diagnostics = general.empty() ? first_error_line(all.output) : general;
     }
   }
   out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

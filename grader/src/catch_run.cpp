@@ -95,22 +95,30 @@ tag_run run_tag(const std::filesystem::path& binary, const std::string& tag, uns
   return t;
 }
 
-std::vector<tag_run> run_tags(const std::filesystem::path& binary, const std::vector<std::string>& tags,
-                              unsigned seed, std::chrono::milliseconds timeout, unsigned jobs,
-                              const std::map<std::string, int>& counts) {
-  std::vector<tag_run> out(tags.size());
+std::vector<tag_run> run_jobs(const std::vector<tag_job>& jobs, unsigned seed, std::chrono::milliseconds timeout,
+                              unsigned parallel) {
+  std::vector<tag_run> out(jobs.size());
   std::atomic<size_t> next{0};
   auto worker = [&] {
-    for (size_t i; (i = next++) < tags.size();) {
-      const auto c = counts.find(tags[i]);
-      out[i] = run_tag(binary, tags[i], seed, timeout, c == counts.end() ? 0 : c->second);
-    }
+    for (size_t i; (i = next++) < jobs.size();)
+      out[i] = run_tag(jobs[i].binary, jobs[i].tag, seed, timeout, jobs[i].expected_tests);
   };
   std::vector<std::thread> pool;
-  for (unsigned k = 1; k < std::max(1u, jobs) && k < tags.size(); ++k) pool.emplace_back(worker);
+  for (unsigned k = 1; k < std::max(1u, parallel) && k < jobs.size(); ++k) pool.emplace_back(worker);
   worker();
   for (auto& th : pool) th.join();
   return out;
+}
+
+std::vector<tag_run> run_tags(const std::filesystem::path& binary, const std::vector<std::string>& tags,
+                              unsigned seed, std::chrono::milliseconds timeout, unsigned jobs,
+                              const std::map<std::string, int>& counts) {
+  std::vector<tag_job> list;
+  for (const auto& t : tags) {
+    const auto c = counts.find(t);
+    list.push_back({binary, t, c == counts.end() ? 0 : c->second});
+  }
+  return run_jobs(list, seed, timeout, jobs);
 }
 
 std::map<std::string, int> list_tags(const std::filesystem::path& binary) {

@@ -150,30 +150,39 @@ report grade(const course& c, const manifest& m, const grade_request& req) {
                                display_path(req.files.at(e.file)), blanks.size(), list, m.lesson));
   }
 
-  // Build and run the code tests, one child process per item and per veto detector.
-  std::map<std::string, tag_run> runs;
-  std::string build_error;
+  // Build and run the code tests, one child process per item and per veto detector,
+  // each in its exercise's own test binary.
+  std::map<std::string, tag_run> runs;           // by tag
+  std::map<std::string, std::string> not_built;  // exercise id -> why
   if (needs_build) {
     grading_tree tree(c, m, req.tree.empty() ? c.grading_tree(m.lesson) : req.tree);
     const build_outcome built = tree.build(req.files, req.build_timeout);
-    if (!built.ok) {
-      build_error = built.diagnostics;
-      rep.messages.push_back(
-          trf(l, "编译失败：\n{}", "Compilation failed:\n{}", built.diagnostics));
-    } else {
-      const auto available = list_tags(built.tests_binary);
-      auto has = [&](const std::string& t) { return available.count(t) > 0; };
-      std::vector<std::string> tags;
+    std::vector<tag_job> jobs;
+    for (const exercise& e : m.exercises) {
+      if (!e.is_code() || !used.count(e.id)) continue;
+      const exercise_build& b = built.exercises.at(e.id);
+      if (!b.ok) {
+        not_built[e.id] = b.diagnostics;
+        rep.messages.push_back(trf(l, "{} 编译失败：\n{}", "{} does not compile:\n{}",
+                                   display_path(req.files.at(e.file)), b.diagnostics));
+        continue;
+      }
+      const auto available = list_tags(b.tests_binary);
+      auto add = [&](const std::string& tag) {
+        if (const auto it = available.find(tag); it != available.end()) jobs.push_back({b.tests_binary, tag, it->second});
+      };
       for (const unit* u : units) {
         for (const item& it : u->items)
-          if (m.exercise_of(it).is_code()) tags.push_back(item_tag(it));
-        for (const veto& v : u->vetoes)
-          if (has(veto_tag(*u, v))) tags.push_back(veto_tag(*u, v));
+          if (it.exercise == e.id) {
+            // An item with no tests in its binary still gets a (failing) run.
+            if (!available.count(item_tag(it))) jobs.push_back({b.tests_binary, item_tag(it), 0});
+            add(item_tag(it));
+          }
+        for (const veto& v : u->vetoes) add(veto_tag(*u, v));
       }
-      const unsigned jobs = std::max(2u, std::thread::hardware_concurrency());
-      for (auto& run : run_tags(built.tests_binary, tags, req.seed, req.test_timeout, jobs, available))
-        runs[run.tag] = std::move(run);
     }
+    const unsigned parallel = std::max(2u, std::thread::hardware_concurrency());
+    for (auto& run : run_jobs(jobs, req.seed, req.test_timeout, parallel)) runs[run.tag] = std::move(run);
   }
 
   // Answers files: parse once, grade against their key.
@@ -208,9 +217,9 @@ report grade(const course& c, const manifest& m, const grade_request& req) {
       item_result r{it.id, it.title.in(l), 0, it.points, item_status::fail, {}, false};
       const exercise& e = m.exercise_of(it);
       if (e.is_code()) {
-        if (!build_error.empty()) {
+        if (not_built.count(e.id)) {
           r.status = item_status::error;
-          r.feedback = tr(l, "代码无法编译（见上）", "the code does not compile (see above)");
+          r.feedback = trf(l, "{} 无法编译（见上）", "{} does not compile (see above)", e.file);
         } else {
           const tag_run& run = runs.at(item_tag(it));
           if (run.passed()) {

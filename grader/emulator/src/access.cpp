@@ -35,12 +35,16 @@ std::string who() {
 
 [[noreturn]] void invalid(const char* space, uintptr_t a, unsigned size, bool write, const void* pc,
                           const std::string& why) {
+  // The linker may pick a kernel file's instrumented copy of inline library code
+  // (std::string's, say) for the emulator too: stop tracking before formatting.
+  emu.in_kernel = false;
   abort_thread(abort_reason::memcheck, std::string("Invalid ") + space + (write ? " write" : " read") + " of size " +
                                            std::to_string(size) + " bytes\n    at " + location(pc) + "\n    " + who() +
                                            "\n    " + why);
 }
 
 [[noreturn]] void bad_global(uintptr_t a, unsigned size, bool write, const void* pc) {
+  emu.in_kernel = false;  // see invalid()
   const allocation* al = find_allocation(a);
   std::string why = "Access to " + hex(a) + " is out of bounds";
   if (al && !al->live && a >= al->base && a < al->base + al->size) {
@@ -122,8 +126,10 @@ inline void on_access(const void* address, unsigned size, bool write, const void
   const uintptr_t a = reinterpret_cast<uintptr_t>(address);
   thread* th = emu.current;
   if (a - emu.shared_lo < emu.shared_size) {
-    if (a + size > emu.shared_lo + emu.shared_size)
+    if (a + size > emu.shared_lo + emu.shared_size) {
+      emu.in_kernel = false;  // see invalid()
       invalid("__shared__", a, size, write, pc, "Access to " + hex(a) + " runs past the end of shared memory");
+    }
     write ? ++th->shared_writes : ++th->shared_reads;
     add_to_group(th, pc, write ? access_kind::shared_store : access_kind::shared_load, a, size);
     if (g_options.check_races) race_check(a, size, write, pc, th);
@@ -144,6 +150,7 @@ inline void on_access(const void* address, unsigned size, bool write, const void
   }
   if (a - emu.stacks_lo < emu.stacks_size) return;  // the thread's own locals
   if (a - emu.static_lo < emu.static_size) return;  // __device__ variables, the built-in indices
+  emu.in_kernel = false;  // see invalid()
   invalid("__global__", a, size, write, pc,
           "Access to " + hex(a) + " is not device memory: a host pointer passed to a kernel?");
 }
@@ -215,8 +222,10 @@ void note_atomic(const void* address, unsigned size, const void* pc) {
   const uintptr_t a = reinterpret_cast<uintptr_t>(address);
   if (a - emu.arena_lo < emu.arena_size && !containing(a, size)) bad_global(a, size, true, pc);
   if (a - emu.arena_lo >= emu.arena_size && a - emu.shared_lo >= emu.shared_size &&
-      a - emu.stacks_lo >= emu.stacks_size && a - emu.static_lo >= emu.static_size)
+      a - emu.stacks_lo >= emu.stacks_size && a - emu.static_lo >= emu.static_size) {
+    emu.in_kernel = false;  // see invalid()
     invalid("__global__", a, size, true, pc, "Access to " + hex(a) + " is not device memory: a host pointer?");
+  }
 }
 
 void finish_races() {

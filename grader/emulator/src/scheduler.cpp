@@ -152,6 +152,8 @@ uint64_t warp_rendezvous(int op, unsigned mask, uint64_t value, int arg, int wid
   if (!emu.in_kernel) return value;
   thread* th = emu.current;
   warp_state& w = emu.warps[th->warp];
+  const bool mismatch = !(mask >> th->lane & 1u) || (w.arrived > 0 && (w.op != op || w.mask != mask));
+  if (mismatch) emu.in_kernel = false;  // the messages below build strings
   if (!(mask >> th->lane & 1u))
     abort_thread(abort_reason::synccheck,
                  "Barrier error detected. Invalid arguments\n    by thread " + thread_text(th->idx) + " in block " +
@@ -265,6 +267,7 @@ void yield_thread(thread_state new_state) {
 }
 
 [[noreturn]] void abort_thread(abort_reason why, const std::string& message) {
+  emu.in_kernel = false;  // no access tracking while reporting (see access.cpp, invalid())
   if (emu.abort == abort_reason::none) {
     emu.abort = why;
     emit(why == abort_reason::memcheck    ? report_kind::memcheck

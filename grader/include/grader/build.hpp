@@ -13,10 +13,15 @@
 
 namespace grader {
 
-struct build_outcome {
+// One code exercise's part of a build: its own test binary, <lesson>_<id>_tests.
+struct exercise_build {
   bool ok = false;
-  std::string diagnostics;  // compiler errors in the student's files, gcc file:line:col form
+  std::string diagnostics;  // compiler errors in the student's file, gcc file:line:col form
   std::filesystem::path tests_binary;
+};
+
+struct build_outcome {
+  std::map<std::string, exercise_build> exercises;  // by exercise id
   double seconds = 0;
 };
 
@@ -30,6 +35,8 @@ class grading_tree {
   grading_tree& operator=(const grading_tree&) = delete;
 
   // files: exercise file name -> the file to compile (the student's own path).
+  // Builds every code exercise's test binary, keeping going past a failing one, so
+  // a compile error in one exercise leaves the others gradable.
   // Throws cannot_grade when cmake or the compiler is missing or configuring fails.
   build_outcome build(const std::map<std::string, std::filesystem::path>& files,
                       std::chrono::seconds timeout);

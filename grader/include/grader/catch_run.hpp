@@ -42,8 +42,19 @@ struct tag_run {
 tag_run run_tag(const std::filesystem::path& binary, const std::string& tag, unsigned seed,
                 std::chrono::milliseconds timeout, int expected_tests = 0);
 
-// Runs several tags at once (one process each), up to `jobs` in parallel. `counts`
-// gives the number of tests per tag (list_tags), when known.
+// One process to run: a binary's tests for one tag, and how many tests it has.
+struct tag_job {
+  std::filesystem::path binary;
+  std::string tag;
+  int expected_tests = 0;
+};
+
+// Runs the jobs (one process each), up to `parallel` at once; results in job order.
+std::vector<tag_run> run_jobs(const std::vector<tag_job>& jobs, unsigned seed, std::chrono::milliseconds timeout,
+                              unsigned parallel);
+
+// Runs several tags of one binary at once. `counts` gives the number of tests per
+// tag (list_tags), when known.
 std::vector<tag_run> run_tags(const std::filesystem::path& binary, const std::vector<std::string>& tags,
                               unsigned seed, std::chrono::milliseconds timeout, unsigned jobs,
                               const std::map<std::string, int>& counts = {});

@@ -1,8 +1,8 @@
 // Tests for the lesson 13 C++ exercise (online_softmax.cpp) against the
 // double-precision references. Each test's tag is the rubric item it earns
 // (lessons/lesson13/manifest.json); [veto:exam:<id>] tests detect a misconception.
-//   build/bin/lesson13_tests --rng-seed time            # all, fresh inputs
-//   build/bin/lesson13_tests "[code.update]"            # one rubric item
+//   build/bin/lesson13_online_softmax_tests --rng-seed time   # all, fresh inputs
+//   build/bin/lesson13_online_softmax_tests "[code.update]"   # one rubric item
 #include <catch2/catch.hpp>
 
 #include <algorithm>

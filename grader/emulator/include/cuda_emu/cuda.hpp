@@ -170,6 +170,14 @@ __attribute__((no_sanitize_thread)) inline int atomicCAS(int* address, int compa
   return old;
 }
 
+// CUDA's integer min/max (fminf/fmaxf come from math.h).
+inline int min(int a, int b) { return a < b ? a : b; }
+inline int max(int a, int b) { return a > b ? a : b; }
+inline unsigned min(unsigned a, unsigned b) { return a < b ? a : b; }
+inline unsigned max(unsigned a, unsigned b) { return a > b ? a : b; }
+inline long long min(long long a, long long b) { return a < b ? a : b; }
+inline long long max(long long a, long long b) { return a > b ? a : b; }
+
 // Fast-math intrinsics: the emulator computes them exactly.
 inline float __expf(float x) { return expf(x); }
 inline float __logf(float x) { return logf(x); }

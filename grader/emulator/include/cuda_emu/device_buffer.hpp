@@ -1,4 +1,4 @@
-// A device buffer for emulator tests: cudaMalloc'd, freed on scope exit.
+// A device buffer for tests of CUDA code: cudaMalloc'd, freed on scope exit.
 #pragma once
 
 #include <vector>
@@ -14,6 +14,8 @@ struct device_buffer {
     cudaMemcpy(ptr, host.data(), n * sizeof(T), cudaMemcpyHostToDevice);
   }
   ~device_buffer() { cudaFree(ptr); }
+  // All bits set: a float output the kernel forgets to write reads back as NaN.
+  void poison() { cudaMemset(ptr, 0xFF, n * sizeof(T)); }
   device_buffer(const device_buffer&) = delete;
   device_buffer& operator=(const device_buffer&) = delete;
   std::vector<T> download() const {

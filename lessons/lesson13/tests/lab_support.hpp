@@ -1,0 +1,56 @@
+// Shared helpers for the lesson 13 CUDA lab tests: run a kernel on the emulator
+// with poisoned outputs, and the double-precision matmul reference.
+#pragma once
+
+#include <chrono>
+#include <random>
+#include <vector>
+
+#include "course/testing.hpp"
+#include "cuda_emu/device_buffer.hpp"
+#include "cuda_emu/emulator.hpp"
+
+namespace lesson13::labs {
+
+// Reports stay in the launch records (the tests print what matters); a hung
+// kernel is stopped well inside the grader's own time limit.
+inline void quiet_emulator() {
+  cuda_emu::settings().print_reports = false;
+  cuda_emu::settings().time_limit = std::chrono::seconds(4);
+  cuda_emu::reset();
+}
+
+inline std::vector<double> matmul_reference(const std::vector<float>& A, const std::vector<float>& B, int M, int N,
+                                            int K) {
+  std::vector<double> C(static_cast<size_t>(M) * N, 0.0);
+  for (int i = 0; i < M; ++i)
+    for (int k = 0; k < K; ++k) {
+      const double a = A[static_cast<size_t>(i) * K + k];
+      for (int j = 0; j < N; ++j) C[static_cast<size_t>(i) * N + j] += a * B[static_cast<size_t>(k) * N + j];
+    }
+  return C;
+}
+
+struct matmul_result {
+  std::vector<float> C;
+  double error = 0;  // relative to the reference's norm
+  cuda_emu::launch_record launch;
+};
+
+using matmul_fn = void (*)(const float*, const float*, float*, int, int, int);
+
+// Runs one matmul on fresh random inputs, with C poisoned first.
+inline matmul_result run_matmul(matmul_fn f, std::mt19937_64& rng, int M, int N, int K) {
+  const std::vector<float> A = course::random_matrix(rng, M, K, 1.0), B = course::random_matrix(rng, K, N, 1.0);
+  device_buffer<float> dA(A), dB(B), dC(static_cast<size_t>(M) * N);
+  dC.poison();
+  quiet_emulator();
+  f(dA.ptr, dB.ptr, dC.ptr, M, N, K);
+  matmul_result r;
+  r.C = dC.download();
+  r.error = course::relative_error(r.C, matmul_reference(A, B, M, N, K));
+  if (!cuda_emu::launches().empty()) r.launch = cuda_emu::last_launch();
+  return r;
+}
+
+}  // namespace lesson13::labs

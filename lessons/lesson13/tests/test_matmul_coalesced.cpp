@@ -1,0 +1,47 @@
+// Tests for lab 1 (exercises/lesson13/matmul_coalesced.cu), run on the CPU
+// emulator: correct results on odd sizes, and coalesced global accesses counted
+// the way Nsight Compute counts them. Tags are rubric items of unit lab_coalescing.
+//   build/bin/lesson13_matmul_coalesced_tests "[coalescing.sectors]"
+#include <catch2/catch.hpp>
+
+#include "lab_support.hpp"
+#include "matmul_labs.hpp"
+
+using namespace lesson13;
+using namespace lesson13::labs;
+
+TEST_CASE("coalesced matmul matches the reference, sizes not a multiple of 32 included",
+          "[coalescing.correct]") {
+  auto rng = course::test_rng("lab1-correct");
+  INFO(course::seed_note());
+  std::uniform_int_distribution<int> size(1, 80);
+  std::vector<std::array<int, 3>> shapes = {{64, 64, 64}, {1, 1, 1}, {33, 17, 45}, {100, 70, 31}};
+  for (int t = 0; t < 3; ++t) shapes.push_back({size(rng), size(rng), size(rng)});
+  for (auto [M, N, K] : shapes) {
+    INFO("M=" << M << " N=" << N << " K=" << K);
+    const matmul_result r = run_matmul(matmul_coalesced, rng, M, N, K);
+    INFO(r.launch.sanitizer_text());
+    CHECK(r.launch.ok());
+    REQUIRE(r.error <= 1e-5);
+  }
+}
+
+TEST_CASE("coalesced matmul: a warp's loads and stores touch few sectors", "[coalescing.sectors]") {
+  auto rng = course::test_rng("lab1-sectors");
+  INFO(course::seed_note());
+  const int n = 128;
+  const matmul_result naive = run_matmul(matmul_naive, rng, n, n, n);
+  // The test can fail: the naive mapping reads 32 sectors of A per request.
+  REQUIRE(naive.launch.counters.global_load_sectors_per_request() > 8.0);
+
+  const matmul_result r = run_matmul(matmul_coalesced, rng, n, n, n);
+  REQUIRE(r.error <= 1e-5);
+  const auto& c = r.launch.counters;
+  INFO("global load sectors per request: " << c.global_load_sectors_per_request() << " (naive "
+                                           << naive.launch.counters.global_load_sectors_per_request()
+                                           << "; coalesced: 1 for the broadcast A, 4 for B, 2.5 on average)");
+  INFO("global store sectors per request: " << c.global_store_sectors_per_request() << " (coalesced: 4)");
+  INFO(r.launch.ncu_metrics());
+  CHECK(c.global_load_sectors_per_request() <= 4.0);
+  CHECK(c.global_store_sectors_per_request() <= 4.0);
+}

@@ -1,0 +1,88 @@
+// Tests for lab 2 (exercises/lesson13/matmul_tiled.cu), run on the CPU emulator:
+// correctness with partial tiles, global loads cut by the tile factor, no shared-
+// memory race, few bank conflicts, and fewer shared loads once coarsened. Tags are
+// rubric items of unit lab_tiling.   build/bin/lesson13_matmul_tiled_tests "[tiling.no_race]"
+#include <catch2/catch.hpp>
+
+#include "lab_support.hpp"
+#include "matmul_labs.hpp"
+
+using namespace lesson13;
+using namespace lesson13::labs;
+
+namespace {
+
+void check_correct(matmul_fn f, const char* salt, std::vector<std::array<int, 3>> shapes) {
+  auto rng = course::test_rng(salt);
+  INFO(course::seed_note());
+  std::uniform_int_distribution<int> size(1, 100);
+  for (int t = 0; t < 2; ++t) shapes.push_back({size(rng), size(rng), size(rng)});
+  for (auto [M, N, K] : shapes) {
+    INFO("M=" << M << " N=" << N << " K=" << K);
+    const matmul_result r = run_matmul(f, rng, M, N, K);
+    INFO(r.launch.sanitizer_text());
+    REQUIRE(r.error <= 1e-5);
+  }
+}
+
+}  // namespace
+
+TEST_CASE("tiled matmul matches the reference, partial tiles included", "[tiling.correct]") {
+  check_correct(matmul_tiled, "lab2-tiled", {{16, 16, 16}, {48, 32, 64}, {37, 53, 29}, {1, 1, 1}, {5, 70, 3}});
+}
+
+TEST_CASE("tiled matmul reads global memory kTile times less than the naive kernel",
+          "[tiling.global_loads]") {
+  auto rng = course::test_rng("lab2-loads");
+  INFO(course::seed_note());
+  const int n = 128;
+  const matmul_result naive = run_matmul(matmul_naive, rng, n, n, n);
+  const matmul_result tiled = run_matmul(matmul_tiled, rng, n, n, n);
+  REQUIRE(tiled.error <= 1e-5);
+  const double ratio = double(naive.launch.counters.global_load_bytes) / double(tiled.launch.counters.global_load_bytes);
+  INFO("global bytes loaded: naive " << naive.launch.counters.global_load_bytes << ", tiled "
+                                     << tiled.launch.counters.global_load_bytes << ", ratio " << ratio
+                                     << " (the tile factor is " << kTile << ")");
+  CHECK(ratio >= 0.9 * kTile);
+}
+
+TEST_CASE("tiled matmul has no shared-memory race", "[tiling.no_race]") {
+  auto rng = course::test_rng("lab2-race");
+  INFO(course::seed_note());
+  const matmul_result r = run_matmul(matmul_tiled, rng, 64, 64, 64);
+  INFO(r.launch.sanitizer_text());
+  CHECK(r.launch.races.empty());
+  CHECK(r.launch.ok());
+  CHECK(r.error <= 1e-5);
+}
+
+TEST_CASE("tiled matmul: bank conflicts at most 5% of shared-memory requests", "[tiling.bank_conflicts]") {
+  auto rng = course::test_rng("lab2-banks");
+  INFO(course::seed_note());
+  const matmul_result r = run_matmul(matmul_tiled, rng, 64, 64, 64);
+  REQUIRE(r.error <= 1e-5);
+  const auto& c = r.launch.counters;
+  const uint64_t requests = c.shared_load_requests + c.shared_store_requests;
+  const uint64_t conflicts = c.shared_load_bank_conflicts + c.shared_store_bank_conflicts;
+  INFO(r.launch.ncu_metrics());
+  REQUIRE(requests > 0);  // a tiled kernel uses shared memory
+  CHECK(conflicts <= requests / 20);
+}
+
+TEST_CASE("coarsened matmul matches the reference, partial tiles included", "[coarsening.correct]") {
+  check_correct(matmul_coarsened, "lab2-coarse", {{64, 64, 64}, {100, 70, 45}, {1, 1, 1}, {130, 65, 17}});
+}
+
+TEST_CASE("coarsened matmul issues at most half the tiled kernel's shared loads per output",
+          "[coarsening.shared_loads]") {
+  auto rng = course::test_rng("lab2-mio");
+  INFO(course::seed_note());
+  const int n = 128;
+  const matmul_result tiled = run_matmul(matmul_tiled, rng, n, n, n);
+  const matmul_result coarse = run_matmul(matmul_coarsened, rng, n, n, n);
+  REQUIRE(coarse.error <= 1e-5);
+  const uint64_t t = tiled.launch.counters.shared_load_requests, c = coarse.launch.counters.shared_load_requests;
+  INFO("shared-memory load instructions for " << n << "x" << n << " outputs: tiled " << t << ", coarsened " << c);
+  REQUIRE(t > 0);
+  CHECK(2 * c <= t);
+}

@@ -9,7 +9,11 @@ macro(course_require package debian_package)
 endmacro()
 
 course_require(Catch2 catch2)
-course_require(Boost libboost-context-dev COMPONENTS context)
+if(COURSE_CUDA)
+  find_package(CUDAToolkit REQUIRED)  # nvcc, cudart and cuBLAS for GPU builds
+else()
+  course_require(Boost libboost-context-dev COMPONENTS context)  # the CPU emulator's fibers
+endif()
 if(COURSE_BUILD_GRADER AND NOT COURSE_GRADING_LESSON)
   course_require(fmt libfmt-dev)
   course_require(nlohmann_json nlohmann-json3-dev)

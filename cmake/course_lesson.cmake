@@ -25,9 +25,15 @@ function(course_add_lesson lesson)
   target_include_directories(${lesson}_references PUBLIC "${lesson_dir}/include" "${lesson_dir}/reference")
   target_link_libraries(${lesson}_references PUBLIC course_testing)
   course_cuda_sources(${lesson}_references ${reference_cuda})
-  if(NOT COURSE_CUDA)
+  if(COURSE_CUDA)
+    # The emulator's test API, GPU edition: tests tagged [emulator] are not run.
+    target_include_directories(${lesson}_references PUBLIC "${PROJECT_SOURCE_DIR}/grader/emulator/include_gpu")
+    target_link_libraries(${lesson}_references PUBLIC CUDA::cudart)
+  else()
     target_link_libraries(${lesson}_references PUBLIC cuda_emu)
   endif()
+  set(cuda_code "")           # the code objects of the CUDA exercises
+  set(cuda_solution_code "")  # GRADING with COURSE_CUDA: the same, from solutions/
 
   string(JSON n_exercises LENGTH "${manifest_json}" exercises)
   math(EXPR last "${n_exercises} - 1")
@@ -60,6 +66,17 @@ function(course_add_lesson lesson)
     endif()
     target_compile_options(${lesson}_${id}_code PRIVATE -fno-diagnostics-color -fmax-errors=20)
 
+    if(kind STREQUAL "cu")
+      list(APPEND cuda_code ${lesson}_${id}_code)
+      if(arg_GRADING AND COURSE_CUDA)
+        add_library(${lesson}_${id}_solution_code OBJECT)
+        target_include_directories(${lesson}_${id}_solution_code PRIVATE "${lesson_dir}/include")
+        target_link_libraries(${lesson}_${id}_solution_code PRIVATE course_blank)
+        course_cuda_sources(${lesson}_${id}_solution_code "${PROJECT_SOURCE_DIR}/solutions/${lesson}/${file}")
+        list(APPEND cuda_solution_code ${lesson}_${id}_solution_code)
+      endif()
+    endif()
+
     set(target ${lesson}_${id}_tests)
     add_executable(${target} "${test_source}")
     target_link_libraries(${target} PRIVATE ${lesson}_references ${lesson}_${id}_code)
@@ -69,6 +86,21 @@ function(course_add_lesson lesson)
       add_test(NAME ${lesson}.solutions.${id} COMMAND ${target} --rng-seed time)
     endif()
   endforeach()
+
+  # GPU timings (COURSE_CUDA only): lessons/<lesson>/bench/*.cpp linked with the CUDA
+  # exercises (<lesson>_gpu_bench) and, in a grading tree, with the solutions
+  # (<lesson>_gpu_bench_solution), so the grader can report the ratio of the two.
+  file(GLOB bench_sources CONFIGURE_DEPENDS "${lesson_dir}/bench/*.cpp")
+  if(COURSE_CUDA AND bench_sources)
+    add_executable(${lesson}_gpu_bench ${bench_sources})
+    target_link_libraries(${lesson}_gpu_bench PRIVATE ${lesson}_references ${cuda_code} CUDA::cublas)
+    set_target_properties(${lesson}_gpu_bench PROPERTIES RUNTIME_OUTPUT_DIRECTORY "${CMAKE_BINARY_DIR}/bin")
+    if(cuda_solution_code)
+      add_executable(${lesson}_gpu_bench_solution ${bench_sources})
+      target_link_libraries(${lesson}_gpu_bench_solution PRIVATE ${lesson}_references ${cuda_solution_code} CUDA::cublas)
+      set_target_properties(${lesson}_gpu_bench_solution PROPERTIES RUNTIME_OUTPUT_DIRECTORY "${CMAKE_BINARY_DIR}/bin")
+    endif()
+  endif()
 
   # Checks of the lesson's content (e.g. the figures in its notes): not graded.
   file(GLOB check_sources CONFIGURE_DEPENDS "${lesson_dir}/checks/*.cpp")

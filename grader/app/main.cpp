@@ -137,7 +137,7 @@ int main(int argc, char** argv) {
     fs::path dir = answers              ? c.solutions_dir(lesson)
                    : submission.empty() ? c.exercises_dir(lesson)
                                         : fs::path(submission);
-    req.files = submission_files(m, dir);
+    req.files = submission_files(m, dir, {}, unit);
     req.label = display_path(fs::absolute(dir).lexically_normal());
     req.unit = unit;
     req.language = l;

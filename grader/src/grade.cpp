@@ -96,18 +96,25 @@ bool veto_fired(const tag_run& run) {
 }  // namespace
 
 std::map<std::string, fs::path> submission_files(const manifest& m, const fs::path& dir,
-                                                 const fs::path& fallback) {
+                                                 const fs::path& fallback, const std::string& unit_id) {
   if (!fs::is_directory(dir))
     throw cannot_grade(fmt::format("no such folder: {}", display_path(dir)));
+  std::set<std::string> used;  // the exercises the chosen units grade
+  for (const unit& u : m.units)
+    if (unit_id.empty() || u.id == unit_id)
+      for (const item& it : u.items) used.insert(it.exercise);
   std::map<std::string, fs::path> files;
   for (const exercise& e : m.exercises) {
+    if (!used.count(e.id)) continue;
     fs::path p = dir / e.file;
     if (!fs::exists(p) && !fallback.empty()) p = fallback / e.file;
     if (!fs::is_regular_file(p)) {
       std::string expected;
-      for (const exercise& x : m.exercises) expected += (expected.empty() ? "" : ", ") + x.file;
-      throw cannot_grade(fmt::format("missing file {} (a {} submission holds: {})",
-                                     display_path(dir / e.file), m.lesson, expected));
+      for (const exercise& x : m.exercises)
+        if (used.count(x.id)) expected += (expected.empty() ? "" : ", ") + x.file;
+      throw cannot_grade(fmt::format("missing file {} (a {} submission{} holds: {})",
+                                     display_path(dir / e.file), m.lesson,
+                                     unit_id.empty() ? "" : " for " + unit_id, expected));
     }
     files[e.file] = fs::absolute(p).lexically_normal();
   }

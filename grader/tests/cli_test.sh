@@ -41,7 +41,13 @@ check "unknown lesson -> one-line error, exit 2" one_line_error "$grader" no_suc
 check "not a course root -> one-line error, exit 2" one_line_error "$grader" "$lesson" --root "$work"
 
 # A submission with a compile error and a malformed answers file.
-mkdir -p "$work/sub" && cp "$root/solutions/$lesson/$cpp" "$root/solutions/$lesson/$answers" "$work/sub/"
+mkdir -p "$work/sub"
+python3 - "$root" "$lesson" "$work/sub" <<'PY'
+import json, shutil, sys
+root, lesson, out = sys.argv[1:]
+for e in json.load(open(f"{root}/lessons/{lesson}/manifest.json"))["exercises"]:
+    shutil.copy(f"{root}/solutions/{lesson}/{e['file']}", out)
+PY
 printf '\nint broken = ;\n' >>"$work/sub/$cpp"
 sed -i '0,/- \[x\]/s//- [y]/' "$work/sub/$answers"
 before="$(cd "$work/sub" && sha256sum ./* && stat -c '%n %Y' ./*)"

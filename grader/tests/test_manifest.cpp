@@ -104,7 +104,7 @@ TEST_CASE("load_manifest reads the real lesson13 manifest", "[manifest]") {
   CHECK(m.title.en == "Lesson 13: GPU kernels and FlashAttention");
   CHECK(m.title.zh == "第 13 课：GPU 内核与 FlashAttention");
 
-  REQUIRE(m.exercises.size() == 2);
+  REQUIRE(m.exercises.size() == 5);
   CHECK(m.exercises[0].id == "online_softmax");
   CHECK(m.exercises[0].file == "online_softmax.cpp");
   CHECK(m.exercises[0].kind == "cpp");
@@ -114,12 +114,18 @@ TEST_CASE("load_manifest reads the real lesson13 manifest", "[manifest]") {
   CHECK(m.exercises[1].kind == "answers");
   CHECK(m.exercises[1].key == "answer_key.json");
   CHECK(fs::exists(c.solutions_dir("lesson13") / m.exercises[1].key));
+  for (size_t i = 2; i < 5; ++i) CHECK(m.exercises[i].kind == "cu");
   for (const auto& e : m.exercises) {
     CHECK(fs::exists(c.exercises_dir("lesson13") / e.file));
     CHECK(fs::exists(c.solutions_dir("lesson13") / e.file));
   }
 
-  REQUIRE(m.units.size() == 1);
+  // The seed's exam, then one 10-point unit per CUDA lab.
+  REQUIRE(m.units.size() == 4);
+  CHECK(m.units[1].id == "lab_coalescing");
+  CHECK(m.units[2].id == "lab_tiling");
+  CHECK(m.units[3].id == "lab_flash");
+  for (const auto& lab : m.units) CHECK(lab.max_score == 10);
   const auto& u = m.units[0];
   CHECK(u.id == "exam");
   CHECK(u.max_score == 10);
@@ -180,7 +186,7 @@ TEST_CASE("load_manifest reads every field of a small manifest", "[manifest]") {
   const auto m = load_manifest(tc.c, "tiny");
   CHECK(m.lesson == "tiny");
   CHECK(m.title.zh == "测试课");
-  REQUIRE(m.exercises.size() == 2);
+  REQUIRE(m.exercises.size() == 5);
   CHECK(m.exercises[0].key.empty());
   CHECK(m.exercises[1].key == "answer_key.json");
   CHECK(m.exercises[1].hints_zh == std::vector<std::string>{"用 [x] 勾选"});

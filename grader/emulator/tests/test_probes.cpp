@@ -4,7 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include "cuda_emu/emulator.hpp"
-#include "cuda_emu/device_buffer.hpp"
+#include "course/device_buffer.hpp"
 #include "probes.hpp"
 
 namespace {

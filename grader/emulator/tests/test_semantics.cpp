@@ -9,7 +9,7 @@
 
 #include "course/testing.hpp"
 #include "cuda_emu/emulator.hpp"
-#include "cuda_emu/device_buffer.hpp"
+#include "course/device_buffer.hpp"
 #include "semantics.hpp"
 
 namespace {

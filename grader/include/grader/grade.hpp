@@ -25,12 +25,12 @@ struct grade_request {
   std::filesystem::path tree;  // empty: the course's build/grade/<lesson>
 };
 
-// The files of `dir` named like the lesson's exercise files. Files missing from
-// `dir` come from `fallback` when given (a mutant holds only what it changes);
-// otherwise a missing file throws cannot_grade.
+// The files of `dir` named like the exercise files of `unit` (every unit when
+// empty). Files missing from `dir` come from `fallback` when given (a mutant holds
+// only what it changes); otherwise a missing file throws cannot_grade.
 std::map<std::string, std::filesystem::path> submission_files(
     const manifest& m, const std::filesystem::path& dir,
-    const std::filesystem::path& fallback = {});
+    const std::filesystem::path& fallback = {}, const std::string& unit = {});
 
 report grade(const course& c, const manifest& m, const grade_request& request);
 

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "course/testing.hpp"
-#include "cuda_emu/device_buffer.hpp"
+#include "course/device_buffer.hpp"
 #include "cuda_emu/emulator.hpp"
 
 namespace lesson13::labs {

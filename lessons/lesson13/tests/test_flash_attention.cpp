@@ -73,7 +73,7 @@ TEST_CASE("FlashAttention kernel: partial last tile, n below the tile, n = 1, la
   REQUIRE(big.error <= 2e-3);
 }
 
-TEST_CASE("FlashAttention kernel never allocates or writes an n x n buffer", "[flash.no_nxn]") {
+TEST_CASE("FlashAttention kernel never allocates or writes an n x n buffer", "[flash.no_nxn][emulator]") {
   auto rng = course::test_rng("lab3-nxn");
   INFO(course::seed_note());
   const int n = 256, d = 32;
@@ -86,7 +86,7 @@ TEST_CASE("FlashAttention kernel never allocates or writes an n x n buffer", "[f
   CHECK(r.store_bytes <= uint64_t(2) * n * d * 4);
 }
 
-TEST_CASE("FlashAttention kernel reads K and V once per query tile", "[flash.global_reads]") {
+TEST_CASE("FlashAttention kernel reads K and V once per query tile", "[flash.global_reads][emulator]") {
   auto rng = course::test_rng("lab3-reads");
   INFO(course::seed_note());
   const int n = 256, d = 32;

@@ -26,7 +26,7 @@ TEST_CASE("coalesced matmul matches the reference, sizes not a multiple of 32 in
   }
 }
 
-TEST_CASE("coalesced matmul: a warp's loads and stores touch few sectors", "[coalescing.sectors]") {
+TEST_CASE("coalesced matmul: a warp's loads and stores touch few sectors", "[coalescing.sectors][emulator]") {
   auto rng = course::test_rng("lab1-sectors");
   INFO(course::seed_note());
   const int n = 128;

@@ -32,7 +32,7 @@ TEST_CASE("tiled matmul matches the reference, partial tiles included", "[tiling
 }
 
 TEST_CASE("tiled matmul reads global memory kTile times less than the naive kernel",
-          "[tiling.global_loads]") {
+          "[tiling.global_loads][emulator]") {
   auto rng = course::test_rng("lab2-loads");
   INFO(course::seed_note());
   const int n = 128;
@@ -46,7 +46,7 @@ TEST_CASE("tiled matmul reads global memory kTile times less than the naive kern
   CHECK(ratio >= 0.9 * kTile);
 }
 
-TEST_CASE("tiled matmul has no shared-memory race", "[tiling.no_race]") {
+TEST_CASE("tiled matmul has no shared-memory race", "[tiling.no_race][emulator]") {
   auto rng = course::test_rng("lab2-race");
   INFO(course::seed_note());
   const matmul_result r = run_matmul(matmul_tiled, rng, 64, 64, 64);
@@ -56,7 +56,7 @@ TEST_CASE("tiled matmul has no shared-memory race", "[tiling.no_race]") {
   CHECK(r.error <= 1e-5);
 }
 
-TEST_CASE("tiled matmul: bank conflicts at most 5% of shared-memory requests", "[tiling.bank_conflicts]") {
+TEST_CASE("tiled matmul: bank conflicts at most 5% of shared-memory requests", "[tiling.bank_conflicts][emulator]") {
   auto rng = course::test_rng("lab2-banks");
   INFO(course::seed_note());
   const matmul_result r = run_matmul(matmul_tiled, rng, 64, 64, 64);
@@ -74,7 +74,7 @@ TEST_CASE("coarsened matmul matches the reference, partial tiles included", "[co
 }
 
 TEST_CASE("coarsened matmul issues at most half the tiled kernel's shared loads per output",
-          "[coarsening.shared_loads]") {
+          "[coarsening.shared_loads][emulator]") {
   auto rng = course::test_rng("lab2-mio");
   INFO(course::seed_note());
   const int n = 128;

@@ -1,9 +1,10 @@
 // A device buffer for tests of CUDA code: cudaMalloc'd, freed on scope exit.
+// Works with the CPU emulator's <cuda_runtime.h> and with the real one.
 #pragma once
 
-#include <vector>
+#include <cuda_runtime.h>
 
-#include "cuda_emu/emulator.hpp"
+#include <vector>
 
 template <class T>
 struct device_buffer {

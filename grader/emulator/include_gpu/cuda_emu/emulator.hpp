@@ -1,0 +1,81 @@
+// The emulator's test API for a real GPU (COURSE_CUDA=ON builds): the same names,
+// so lesson tests compile unchanged, but a GPU has no emulator counters. Tests
+// that need counters or sanitizer reports are tagged [emulator] and are not run
+// on a GPU; the rest use launches()/last_launch() for the launch's error only.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <chrono>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace cuda_emu {
+
+struct launch_counters {
+  uint64_t global_load_requests = 0, global_load_sectors = 0, global_load_ideal_sectors = 0;
+  uint64_t global_store_requests = 0, global_store_sectors = 0, global_store_ideal_sectors = 0;
+  uint64_t shared_load_requests = 0, shared_load_wavefronts = 0, shared_load_bank_conflicts = 0;
+  uint64_t shared_store_requests = 0, shared_store_wavefronts = 0, shared_store_bank_conflicts = 0;
+  uint64_t global_load_bytes = 0, global_store_bytes = 0;
+  uint64_t max_thread_global_reads = 0, max_thread_global_writes = 0;
+  uint64_t max_thread_shared_reads = 0, max_thread_shared_writes = 0;
+  double global_load_sectors_per_request() const { return 0; }
+  double global_store_sectors_per_request() const { return 0; }
+  uint64_t global_excessive_sectors() const { return 0; }
+};
+
+struct race {
+  std::string first, second;
+  uint64_t hazards = 0;
+};
+
+struct launch_record {
+  std::string kernel = "(GPU)";
+  launch_counters counters;
+  std::vector<race> races;
+  cudaError_t error = cudaSuccess;
+  bool ok() const { return error == cudaSuccess; }
+  std::string ncu_metrics() const { return "(counters come from the emulator or from ncu)\n"; }
+  std::string sanitizer_text() const { return error == cudaSuccess ? "" : cudaGetErrorString(error); }
+};
+
+struct options {
+  std::chrono::milliseconds time_limit{std::chrono::seconds(10)};
+  bool print_reports = true;
+  bool check_races = true;
+};
+
+inline options& settings() {
+  static options o;
+  return o;
+}
+
+namespace detail {
+inline std::vector<launch_record>& records() {
+  static std::vector<launch_record> r;
+  return r;
+}
+}  // namespace detail
+
+// On a GPU the "launch record" is the state after synchronising: one record, with
+// the sticky or last error.
+inline const std::vector<launch_record>& launches() {
+  auto& r = detail::records();
+  r.assign(1, launch_record{});
+  r[0].error = cudaDeviceSynchronize();
+  if (r[0].error == cudaSuccess) r[0].error = cudaGetLastError();
+  return r;
+}
+inline const launch_record& last_launch() { return launches().back(); }
+inline void reset() {
+  cudaDeviceSynchronize();
+  cudaGetLastError();
+}
+inline uint64_t device_bytes_in_use() { return 0; }
+inline uint64_t peak_device_bytes() { return 0; }
+inline void reset_peak_device_bytes() {}
+
+}  // namespace cuda_emu

@@ -1,0 +1,190 @@
+// GPU timings for lesson 13's CUDA labs (built only with COURSE_CUDA=ON). Each
+// kernel is validated first (matmuls against cuBLAS, FlashAttention against the
+// naive three-kernel attention), then timed with CUDA events after warm-up; the
+// median of the repeats is printed as one JSON object per line.
+//   lesson13_gpu_bench            quick sizes, what `grader lesson13 --gpu` runs
+//   lesson13_gpu_bench --ladder   the sizes published in the notes (matmul 4096^2;
+//                                 attention n = 1k..256k, d = 64 and 128)
+#include <cublas_v2.h>
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <functional>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "flash_attention_lab.hpp"
+#include "matmul_labs.hpp"
+
+namespace {
+
+bool check(cudaError_t e, const char* what) {
+  if (e == cudaSuccess) return true;
+  std::printf("{\"error\": \"%s: %s\"}\n", what, cudaGetErrorString(e));
+  return false;
+}
+
+// Median milliseconds of `repeats` runs after `warmup` runs; -1 on a CUDA error.
+double time_ms(const std::function<void()>& run, int warmup, int repeats) {
+  for (int i = 0; i < warmup; ++i) run();
+  if (!check(cudaDeviceSynchronize(), "warm-up")) return -1;
+  cudaEvent_t start, stop;
+  cudaEventCreate(&start);
+  cudaEventCreate(&stop);
+  std::vector<double> ms;
+  for (int i = 0; i < repeats; ++i) {
+    cudaEventRecord(start);
+    run();
+    cudaEventRecord(stop);
+    cudaEventSynchronize(stop);
+    float t = 0;
+    cudaEventElapsedTime(&t, start, stop);
+    ms.push_back(t);
+  }
+  cudaEventDestroy(start);
+  cudaEventDestroy(stop);
+  if (!check(cudaGetLastError(), "timed runs")) return -1;
+  std::sort(ms.begin(), ms.end());
+  return ms[ms.size() / 2];
+}
+
+std::vector<float> random_vector(size_t n, float scale, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::normal_distribution<float> dist(0.0f, scale);
+  std::vector<float> v(n);
+  for (auto& x : v) x = dist(rng);
+  return v;
+}
+
+float* upload(const std::vector<float>& h) {
+  float* d = nullptr;
+  cudaMalloc(&d, h.size() * sizeof(float));
+  cudaMemcpy(d, h.data(), h.size() * sizeof(float), cudaMemcpyHostToDevice);
+  return d;
+}
+
+std::vector<float> download(const float* d, size_t n) {
+  std::vector<float> h(n);
+  cudaMemcpy(h.data(), d, n * sizeof(float), cudaMemcpyDeviceToHost);
+  return h;
+}
+
+double relative_error(const std::vector<float>& got, const std::vector<float>& want) {
+  double diff = 0, norm = 0;
+  for (size_t i = 0; i < got.size(); ++i) {
+    if (!std::isfinite(got[i])) return INFINITY;
+    diff += double(got[i] - want[i]) * (got[i] - want[i]);
+    norm += double(want[i]) * want[i];
+  }
+  return std::sqrt(diff / std::max(norm, 1e-300));
+}
+
+void bench_matmul(int n, int repeats) {
+  const size_t elems = size_t(n) * n;
+  const auto hA = random_vector(elems, 1.0f, 1), hB = random_vector(elems, 1.0f, 2);
+  float *A = upload(hA), *B = upload(hB), *C = nullptr, *C_ref = nullptr;
+  cudaMalloc(&C, elems * sizeof(float));
+  cudaMalloc(&C_ref, elems * sizeof(float));
+  cublasHandle_t handle;
+  cublasCreate(&handle);
+  cublasSetMathMode(handle, CUBLAS_DEFAULT_MATH);  // plain fp32, no TF32
+  const float one = 1.0f, zero = 0.0f;
+  // Row-major C = A B is column-major C^T = B^T A^T.
+  auto cublas = [&] { cublasSgemm(handle, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &one, B, n, A, n, &zero, C_ref, n); };
+  cublas();
+  cudaDeviceSynchronize();
+  const auto want = download(C_ref, elems);
+  const double flops = 2.0 * n * n * n;
+  const double cublas_ms = time_ms(cublas, 2, repeats);
+  std::printf("{\"kernel\": \"cublas_sgemm\", \"n\": %d, \"ms\": %.4f, \"tflops\": %.3f}\n", n, cublas_ms,
+              flops / cublas_ms / 1e9);
+  struct entry {
+    const char* name;
+    void (*fn)(const float*, const float*, float*, int, int, int);
+  } const kernels[] = {{"matmul_naive", lesson13::matmul_naive},
+                       {"matmul_coalesced", lesson13::matmul_coalesced},
+                       {"matmul_tiled", lesson13::matmul_tiled},
+                       {"matmul_coarsened", lesson13::matmul_coarsened}};
+  for (const auto& k : kernels) {
+    cudaMemset(C, 0xFF, elems * sizeof(float));  // NaN: unwritten outputs fail validation
+    k.fn(A, B, C, n, n, n);
+    if (!check(cudaDeviceSynchronize(), k.name)) continue;
+    const double err = relative_error(download(C, elems), want);
+    const double ms = err <= 1e-4 ? time_ms([&] { k.fn(A, B, C, n, n, n); }, 2, repeats) : -1;
+    std::printf(
+        "{\"kernel\": \"%s\", \"n\": %d, \"valid\": %s, \"relative_error\": %.2e, \"ms\": %.4f, \"tflops\": %.3f, "
+        "\"baseline\": \"cublas_sgemm\", \"baseline_ms\": %.4f, \"percent_of_baseline\": %.1f}\n",
+        k.name, n, err <= 1e-4 ? "true" : "false", err, ms, ms > 0 ? flops / ms / 1e9 : 0.0, cublas_ms,
+        ms > 0 ? 100.0 * cublas_ms / ms : 0.0);
+    std::fflush(stdout);
+  }
+  cublasDestroy(handle);
+  cudaFree(A);
+  cudaFree(B);
+  cudaFree(C);
+  cudaFree(C_ref);
+}
+
+void bench_attention(int n, int d, int repeats) {
+  const size_t elems = size_t(n) * d;
+  float *Q = upload(random_vector(elems, 0.5f, 3)), *K = upload(random_vector(elems, 0.5f, 4)),
+        *V = upload(random_vector(elems, 1.0f, 5)), *O = nullptr, *O_ref = nullptr, *S = nullptr;
+  cudaMalloc(&O, elems * sizeof(float));
+  cudaMalloc(&O_ref, elems * sizeof(float));
+  // The naive attention needs an n x n score matrix; it may not fit.
+  const size_t s_bytes = size_t(n) * n * sizeof(float);
+  const bool naive_fits = cudaMalloc(&S, s_bytes) == cudaSuccess;
+  cudaGetLastError();
+  double naive_ms = -1;
+  std::vector<float> want;
+  if (naive_fits) {
+    lesson13::attention_naive(Q, K, V, S, O_ref, n, d);
+    if (check(cudaDeviceSynchronize(), "attention_naive")) {
+      want = download(O_ref, elems);
+      naive_ms = time_ms([&] { lesson13::attention_naive(Q, K, V, S, O_ref, n, d); }, 1, repeats);
+    }
+    cudaFree(S);
+  }
+  std::printf("{\"kernel\": \"attention_naive\", \"n\": %d, \"d\": %d, \"s_bytes\": %zu, \"fits\": %s, \"ms\": %.4f}\n",
+              n, d, s_bytes, naive_fits ? "true" : "false", naive_ms);
+  cudaMemset(O, 0xFF, elems * sizeof(float));
+  const bool launched = lesson13::flash_attention_forward(Q, K, V, O, n, d);
+  if (launched && check(cudaDeviceSynchronize(), "flash_attention_forward")) {
+    const double err = want.empty() ? -1 : relative_error(download(O, elems), want);
+    const bool valid = want.empty() ? std::isfinite(download(O, 1)[0]) : err <= 1e-4;
+    const double ms = valid ? time_ms([&] { lesson13::flash_attention_forward(Q, K, V, O, n, d); }, 1, repeats) : -1;
+    std::printf(
+        "{\"kernel\": \"flash_attention_forward\", \"n\": %d, \"d\": %d, \"valid\": %s, \"relative_error\": %.2e, "
+        "\"ms\": %.4f, \"baseline\": \"attention_naive\", \"baseline_ms\": %.4f, \"speedup_over_baseline\": %.2f}\n",
+        n, d, valid ? "true" : "false", err, ms, naive_ms, ms > 0 && naive_ms > 0 ? naive_ms / ms : 0.0);
+  }
+  std::fflush(stdout);
+  cudaFree(Q);
+  cudaFree(K);
+  cudaFree(V);
+  cudaFree(O);
+  cudaFree(O_ref);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const bool ladder = argc > 1 && std::strcmp(argv[1], "--ladder") == 0;
+  cudaDeviceProp prop{};
+  if (!check(cudaGetDeviceProperties(&prop, 0), "no GPU")) return 2;
+  std::printf("{\"device\": \"%s\", \"sm\": \"%d.%d\", \"sms\": %d, \"memory_gib\": %.1f}\n", prop.name, prop.major,
+              prop.minor, prop.multiProcessorCount, prop.totalGlobalMem / 1073741824.0);
+  if (ladder) {
+    bench_matmul(4096, 10);
+    for (int d : {64, 128})
+      for (int n : {1024, 4096, 16384, 65536, 262144}) bench_attention(n, d, n >= 65536 ? 3 : 10);
+  } else {
+    bench_matmul(2048, 10);
+    bench_attention(4096, 64, 10);
+  }
+  return 0;
+}

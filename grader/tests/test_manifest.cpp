@@ -186,7 +186,7 @@ TEST_CASE("load_manifest reads every field of a small manifest", "[manifest]") {
   const auto m = load_manifest(tc.c, "tiny");
   CHECK(m.lesson == "tiny");
   CHECK(m.title.zh == "测试课");
-  REQUIRE(m.exercises.size() == 5);
+  REQUIRE(m.exercises.size() == 2);
   CHECK(m.exercises[0].key.empty());
   CHECK(m.exercises[1].key == "answer_key.json");
   CHECK(m.exercises[1].hints_zh == std::vector<std::string>{"用 [x] 勾选"});

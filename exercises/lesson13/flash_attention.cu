@@ -15,12 +15,17 @@
 namespace lesson13 {
 namespace {
 
-constexpr int Br = kFlashBr, Bc = kFlashBc;
+constexpr int Br = kFlashBr, Bc = kFlashBc, kMaxD = 128;
+
+// The K_j and V_j tiles, sized for the largest d. Declared outside the kernel
+// template: a __shared__ array inside a template is invisible to the emulator.
+__shared__ float K_tile[Bc * kMaxD];
+__shared__ float V_tile[Bc * kMaxD];
 
 template <int D>
 __global__ void flash_attention_kernel(const float* Q, const float* K, const float* V, float* O, int n) {
-  __shared__ float K_j[Bc][D];
-  __shared__ float V_j[Bc][D];
+  float(*K_j)[D] = reinterpret_cast<float(*)[D]>(K_tile);  // K_j[c][k]: row c of this tile
+  float(*V_j)[D] = reinterpret_cast<float(*)[D]>(V_tile);
   const int r = blockIdx.x * Br + threadIdx.x;  // this thread's query row
   const bool active = r < n;
 

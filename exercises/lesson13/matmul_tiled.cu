@@ -45,8 +45,8 @@ __global__ void matmul_tiled_kernel(const float* A, const float* B, float* C, in
 constexpr int BT = kCoarseTile, F = kCoarseFactor, BK = 16, S = BT / F;  // S x S = 16 x 16 threads
 
 // Thread (ty, tx) computes C rows by*BT + ty + S*i and columns bx*BT + tx + S*j
-// (i, j < F): strided by S, so a warp's loads and stores stay consecutive and its
-// shared-memory reads hit different banks.
+// (i, j < F): strided by S, so a warp's global loads and stores stay consecutive
+// and its shared-memory reads in the inner loop are conflict-free broadcasts.
 __global__ void matmul_coarsened_kernel(const float* A, const float* B, float* C, int M, int N, int K) {
   __shared__ float As[BT][BK];
   __shared__ float Bs[BK][BT];

@@ -18,6 +18,7 @@
 
 #include "grader/dev.hpp"
 #include "grader/error.hpp"
+#include "grader/gpu.hpp"
 #include "grader/grade.hpp"
 #include "grader/build.hpp"
 #include "grader/manifest.hpp"
@@ -68,6 +69,8 @@ int main(int argc, char** argv) {
   app.add_option("--root", root,
                  "The course's root folder (default: found from the current folder)");
   std::string build_dir;
+  bool gpu = false;
+  app.add_flag("--gpu", gpu, "Also build the CUDA exercises with nvcc, test them on this machine's GPU and time them");
   app.add_option("--build-dir", build_dir,
                  "The grading build tree (default: build/grade/<lesson>)");
 
@@ -133,6 +136,7 @@ int main(int argc, char** argv) {
       return 2;
     }
     const manifest m = load_manifest(c, lesson);
+    if (gpu) require_gpu();  // before any grading: say so at once
     grade_request req;
     fs::path dir = answers              ? c.solutions_dir(lesson)
                    : submission.empty() ? c.exercises_dir(lesson)
@@ -144,10 +148,14 @@ int main(int argc, char** argv) {
     req.seed = seed;
     req.test_timeout = std::chrono::milliseconds(static_cast<long>(timeout_s * 1000));
     if (!build_dir.empty()) req.tree = fs::absolute(build_dir);
-    const report rep = grade(c, m, req);
-
+    report rep = grade(c, m, req);
     const bool color = isatty(STDOUT_FILENO) && !std::getenv("NO_COLOR");
     std::cout << render_text(rep, color) << std::flush;
+    if (gpu) {
+      const gpu_section g = grade_gpu(c, m, req);
+      rep.gpu = to_json(g);
+      std::cout << render_text(g, l) << std::flush;
+    }
     if (!json_file.empty()) {
       std::ofstream out(json_file);
       if (!out) return fail_to_grade("cannot write " + json_file);

@@ -72,8 +72,8 @@ std::string student_diagnostics(const std::string& output,
   return shown.empty() ? fallback : shown;
 }
 
-grading_tree::grading_tree(const course& c, const manifest& m, fs::path dir)
-    : course_(c), manifest_(m), dir_(std::move(dir)) {
+grading_tree::grading_tree(const course& c, const manifest& m, fs::path dir, std::vector<std::string> cmake_args)
+    : course_(c), manifest_(m), dir_(std::move(dir)), cmake_args_(std::move(cmake_args)) {
   std::error_code ec;
   fs::create_directories(dir_ / "submission", ec);
   if (ec)
@@ -88,7 +88,8 @@ grading_tree::~grading_tree() {
 }
 
 build_outcome grading_tree::build(const std::map<std::string, fs::path>& files,
-                                  std::chrono::seconds timeout) {
+                                  std::chrono::seconds timeout,
+                                  const std::vector<std::string>& extra_targets) {
   const auto start = std::chrono::steady_clock::now();
   if (!on_path("cmake"))
     throw cannot_grade("cmake not found: run .ci/install-deps (or apt-get install cmake)");
@@ -121,6 +122,7 @@ build_outcome grading_tree::build(const std::map<std::string, fs::path>& files,
                                     "-DCOURSE_GRADING_LESSON=" + manifest_.lesson,
                                     "-DCMAKE_BUILD_TYPE=Release"};
     if (ninja) cmd.insert(cmd.end(), {"-G", "Ninja"});
+    cmd.insert(cmd.end(), cmake_args_.begin(), cmake_args_.end());
     const run_result conf = run_process(cmd, opts);
     if (!conf.ok())
       throw cannot_grade(fmt::format("configuring the grading build failed ({}): {}",
@@ -137,10 +139,20 @@ build_outcome grading_tree::build(const std::map<std::string, fs::path>& files,
   std::vector<std::string> cmd = ninja ? std::vector<std::string>{"ninja", "-C", dir_.string(), "-k", "0"}
                                        : std::vector<std::string>{"cmake", "--build", dir_.string(), "--target"};
   for (const exercise* e : built) cmd.push_back(target_of(*e));
+  cmd.insert(cmd.end(), extra_targets.begin(), extra_targets.end());
   if (!ninja) cmd.insert(cmd.end(), {"--", "-k"});
   const run_result all = run_process(cmd, opts);
 
   build_outcome out;
+  out.output = all.output;
+  for (const std::string& t : extra_targets) {
+    bool ok = all.ok();
+    if (!ok && !all.timed_out && ninja) {
+      const run_result dry = run_process({"ninja", "-C", dir_.string(), "-n", t}, opts);
+      ok = dry.ok() && dry.output.find("no work to do") != std::string::npos;
+    }
+    out.extras[t] = ok && fs::exists(dir_ / "bin" / t);
+  }
   for (const exercise* e : built) {
     exercise_build& b = out.exercises[e->id];
     b.tests_binary = dir_ / "bin" / target_of(*e);

@@ -131,6 +131,7 @@ nlohmann::json to_json(const report& r) {
   out["messages"] = r.messages;
   out["units"] = nlohmann::json::array();
   for (const auto& u : r.units) out["units"].push_back(unit_json(u, r));
+  if (!r.gpu.is_null()) out["gpu"] = r.gpu;
   return out;
 }
 

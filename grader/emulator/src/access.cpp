@@ -121,6 +121,18 @@ void race_check(uintptr_t a, unsigned size, bool write, const void* pc, const th
   }
 }
 
+// A kernel wrote static data: a __device__ variable, or a __shared__ array that g++
+// left out of the shared section (it does so for static locals of templates).
+void static_write_warning(uintptr_t a, const void* pc) {
+  emu.in_kernel = false;  // see invalid()
+  emu.warned_static = true;
+  emit(report_kind::warning,
+       "Warning: a kernel wrote static data at " + hex(a) + "\n    at " + location(pc) +
+           "\n    If this is a __shared__ array declared inside a template kernel, the emulator cannot see it"
+           "\n    (no poisoning, no race checks): declare it outside the template.");
+  emu.in_kernel = true;
+}
+
 inline void on_access(const void* address, unsigned size, bool write, const void* pc) {
   if (!emu.in_kernel) return;  // host code in the kernel's file
   const uintptr_t a = reinterpret_cast<uintptr_t>(address);
@@ -149,7 +161,10 @@ inline void on_access(const void* address, unsigned size, bool write, const void
     return;
   }
   if (a - emu.stacks_lo < emu.stacks_size) return;  // the thread's own locals
-  if (a - emu.static_lo < emu.static_size) return;  // __device__ variables, the built-in indices
+  if (a - emu.static_lo < emu.static_size) {  // __device__ variables, the built-in indices
+    if (write && !emu.warned_static) static_write_warning(a, pc);
+    return;
+  }
   emu.in_kernel = false;  // see invalid()
   invalid("__global__", a, size, write, pc,
           "Access to " + hex(a) + " is not device memory: a host pointer passed to a kernel?");

@@ -103,6 +103,7 @@ struct machine {
   std::exception_ptr exception;
   std::chrono::steady_clock::time_point deadline;
   uint32_t ticks = 0;
+  bool warned_static = false;  // the static-data write warning, once per launch
 
   // Races found in this launch: (first pc, second pc, first kind, second kind) -> bytes.
   std::map<std::tuple<const void*, const void*, int, int>, uint64_t> races;

@@ -306,6 +306,7 @@ void launch(const launch_config& config, const char* name, void (*entry)(void*),
   emu.abort = abort_reason::none;
   emu.exception = nullptr;
   emu.races.clear();
+  emu.warned_static = false;
 
   const uint64_t n = uint64_t{config.block.x} * config.block.y * config.block.z;
   const bool bad_block = n == 0 || n > kMaxThreads || config.block.z > 64;

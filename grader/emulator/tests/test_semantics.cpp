@@ -194,3 +194,15 @@ TEST_CASE("bad launch configurations and bad copies are errors, not crashes", "[
   CHECK(cudaMemcpy(out.ptr, host.data(), 8 * sizeof(float), cudaMemcpyDeviceToHost) == cudaErrorInvalidValue);
   CHECK(std::string(cudaGetErrorString(cudaErrorIllegalAddress)) == "an illegal memory access was encountered");
 }
+
+TEST_CASE("a __shared__ array inside a template kernel draws a warning", "[semantics]") {
+  quiet q;
+  device_buffer<float> out(32);
+  run_template_local_shared(out.ptr);
+  const auto& r = cuda_emu::last_launch();
+  CHECK(r.ok());  // a warning, not an error
+  REQUIRE(r.reports.size() == 1);
+  CHECK(r.reports[0].kind == cuda_emu::report_kind::warning);
+  CHECK_THAT(r.reports[0].text, Catch::Contains("inside a template kernel"));
+  CHECK(out.download()[31] == 1.0f);
+}

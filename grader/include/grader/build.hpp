@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <map>
 #include <string>
+#include <vector>
 
 #include "grader/manifest.hpp"
 
@@ -22,6 +23,8 @@ struct exercise_build {
 
 struct build_outcome {
   std::map<std::string, exercise_build> exercises;  // by exercise id
+  std::map<std::string, bool> extras;               // extra targets asked for: built?
+  std::string output;                               // the build's own output
   double seconds = 0;
 };
 
@@ -29,7 +32,9 @@ struct build_outcome {
 // the same tree at once.
 class grading_tree {
  public:
-  grading_tree(const course& c, const manifest& m, std::filesystem::path dir);
+  // cmake_args: extra -D options for the configure (e.g. -DCOURSE_CUDA=ON).
+  grading_tree(const course& c, const manifest& m, std::filesystem::path dir,
+               std::vector<std::string> cmake_args = {});
   ~grading_tree();
   grading_tree(const grading_tree&) = delete;
   grading_tree& operator=(const grading_tree&) = delete;
@@ -39,12 +44,13 @@ class grading_tree {
   // a compile error in one exercise leaves the others gradable.
   // Throws cannot_grade when cmake or the compiler is missing or configuring fails.
   build_outcome build(const std::map<std::string, std::filesystem::path>& files,
-                      std::chrono::seconds timeout);
+                      std::chrono::seconds timeout, const std::vector<std::string>& extra_targets = {});
 
  private:
   const course& course_;
   const manifest& manifest_;
   std::filesystem::path dir_;
+  std::vector<std::string> cmake_args_;
   int lock_fd_ = -1;
 };
 

@@ -43,6 +43,7 @@ struct report {
   unsigned seed = 0;
   std::vector<std::string> messages;  // unfilled blanks, compile errors, unreadable files
   std::vector<unit_report> units;
+  nlohmann::json gpu;  // --gpu: the GPU section (null otherwise)
 
   bool passed() const;
 };

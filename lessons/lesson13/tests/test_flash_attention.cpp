@@ -78,6 +78,7 @@ TEST_CASE("FlashAttention kernel never allocates or writes an n x n buffer", "[f
   INFO(course::seed_note());
   const int n = 256, d = 32;
   const flash_result r = run_flash(rng, n, d, 0.5);
+  INFO("first the output must be right (see flash.correct)");
   REQUIRE(r.error <= 1e-4);
   INFO("device bytes allocated during the call: " << r.extra_device_bytes << "; bytes stored: " << r.store_bytes
                                                    << " (O is " << n * d * 4 << " bytes, S would be " << n * n * 4
@@ -91,6 +92,7 @@ TEST_CASE("FlashAttention kernel reads K and V once per query tile", "[flash.glo
   INFO(course::seed_note());
   const int n = 256, d = 32;
   const flash_result r = run_flash(rng, n, d, 0.5);
+  INFO("first the output must be right (see flash.correct)");
   REQUIRE(r.error <= 1e-4);
   // Q once, K and V once per tile of kFlashBr queries: Theta(N^2 d^2 / M) with M ~ kFlashBr * d.
   const double bound = 1.1 * 4.0 * (double(n) * d + 2.0 * n * d * ((n + kFlashBr - 1) / kFlashBr));

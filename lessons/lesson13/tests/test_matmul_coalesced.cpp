@@ -35,6 +35,7 @@ TEST_CASE("coalesced matmul: a warp's loads and stores touch few sectors", "[coa
   REQUIRE(naive.launch.counters.global_load_sectors_per_request() > 8.0);
 
   const matmul_result r = run_matmul(matmul_coalesced, rng, n, n, n);
+  INFO("first the results must be right (see coalescing.correct)");
   REQUIRE(r.error <= 1e-5);
   const auto& c = r.launch.counters;
   INFO("global load sectors per request: " << c.global_load_sectors_per_request() << " (naive "

@@ -36,7 +36,7 @@ struct launch_counters {
   uint64_t global_excessive_sectors() const;
 };
 
-enum class report_kind { memcheck, racecheck, synccheck, timeout, exception, config };
+enum class report_kind { memcheck, racecheck, synccheck, timeout, exception, config, warning };
 
 struct report {
   report_kind kind;
@@ -52,7 +52,7 @@ struct launch_record {
   std::string kernel;
   dim3 grid, block;
   launch_counters counters;
-  std::vector<report> reports;  // memcheck/synccheck/timeout/exception errors
+  std::vector<report> reports;  // memcheck/synccheck/timeout/exception errors, and warnings
   std::vector<race> races;
   uint64_t device_bytes_at_launch = 0;
   cudaError_t error = cudaSuccess;

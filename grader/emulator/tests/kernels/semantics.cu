@@ -92,3 +92,14 @@ void run_copy_each(const float* in, float* out, int threads) { copy_each<<<1, th
 void run_index_2d(int* out, int width, int height) {
   index_2d<<<dim3(width / 8, height / 4), dim3(8, 4)>>>(out, width);
 }
+
+// g++ leaves a static local of a template out of the shared section: the emulator
+// must at least warn about it.
+template <int N>
+__global__ void template_local_shared(float* o) {
+  __shared__ float s[N];
+  s[threadIdx.x] = 1.0f;
+  __syncthreads();
+  o[threadIdx.x] = s[threadIdx.x];
+}
+void run_template_local_shared(float* o) { template_local_shared<32><<<1, 32>>>(o); }

@@ -14,3 +14,4 @@ void run_divergent_barrier(float* o);
 void run_spin_forever(const int* flag, int* out);
 void run_copy_each(const float* in, float* out, int threads);
 void run_index_2d(int* out, int width, int height);
+void run_template_local_shared(float* o);

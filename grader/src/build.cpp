@@ -97,8 +97,15 @@ build_outcome grading_tree::build(const std::map<std::string, fs::path>& files,
 
   // Only the code files are compiled; answers files are graded elsewhere.
   std::map<std::string, fs::path> code;
-  for (const exercise& e : manifest_.exercises)
-    if (e.is_code() && files.count(e.file)) code[e.file] = files.at(e.file);
+  for (const exercise& e : manifest_.exercises) {
+    if (!e.is_code()) continue;
+    if (files.count(e.file)) {
+      code[e.file] = files.at(e.file);
+    } else if (!fs::exists(dir_ / "submission" / e.file)) {
+      // Not graded this time (--unit), but CMake wants every exercise's source.
+      write_if_changed(dir_ / "submission" / e.file, "// Not part of this grade.\n");
+    }
+  }
   for (const auto& [name, path] : code) {
     if (path.string().find('"') != std::string::npos)
       throw cannot_grade(

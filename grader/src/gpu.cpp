@@ -80,10 +80,16 @@ gpu_section grade_gpu(const course& c, const manifest& m, const grade_request& r
   for (const unit& u : m.units)
     if (req.unit.empty() || req.unit == u.id)
       for (const item& it : u.items) used.insert(it.exercise);
+  // Every code file gets its wrapper (CMake configures all exercises); only the
+  // CUDA exercises' tests are run on the GPU.
   std::map<std::string, fs::path> files;
+  bool any_cuda = false;
   for (const exercise& e : m.exercises)
-    if (e.kind == "cu" && used.count(e.id) && req.files.count(e.file)) files[e.file] = req.files.at(e.file);
-  if (files.empty()) {
+    if (e.is_code() && req.files.count(e.file)) {
+      files[e.file] = req.files.at(e.file);
+      any_cuda |= e.kind == "cu" && used.count(e.id);
+    }
+  if (!any_cuda) {
     g.messages.push_back(tr(l, "这些单元没有 CUDA 练习。", "These units have no CUDA exercise."));
     return g;
   }

@@ -24,7 +24,7 @@
 #define __device__
 #define __host__
 #define __forceinline__ inline
-#define __noinline__ __attribute__((noinline))
+// (No __noinline__: GCC 13's own headers spell __attribute__((__noinline__)).)
 #define __restrict__ __restrict
 #define __launch_bounds__(...)
 // Every static __shared__ array lands in one section; the emulator finds it through

@@ -8,10 +8,10 @@
 
 namespace lesson13 {
 
-constexpr int kFlashBr = 32;  // query rows per block (one thread each)
-constexpr int kFlashBc = 32;  // key/value rows per shared-memory tile
+constexpr int kFlashBr = 16;  // query rows per block, one warp each (512 threads)
+constexpr int kFlashBc = 32;  // key/value rows per shared-memory tile: one per lane
 
-// d must be 16, 32, 64 or 128; returns false (and launches nothing) otherwise.
+// d must be 32, 64 or 128; returns false (and launches nothing) otherwise.
 bool flash_attention_forward(const float* Q, const float* K, const float* V, float* O, int n, int d);
 
 // S and P are n x n scratch buffers the caller provides.

@@ -13,7 +13,7 @@ __global__ void scores_kernel(const float* Q, const float* K, float* S, int n, i
   if (r >= n || c >= n) return;
   float dot = 0.0f;
   for (int k = 0; k < d; ++k) dot += Q[r * d + k] * K[c * d + k];
-  S[r * n + c] = dot;
+  S[static_cast<long>(r) * n + c] = dot;  // n*n passes 2^31 at n = 46341
 }
 
 // One warp per row: max, then sum of exponentials, then normalise, in place.

@@ -49,7 +49,7 @@ flash_result run_flash(std::mt19937_64& rng, int n, int d, double q_scale) {
 TEST_CASE("FlashAttention kernel matches standard attention", "[flash.correct]") {
   auto rng = course::test_rng("lab3-correct");
   INFO(course::seed_note());
-  for (auto [n, d] : {std::pair{32, 16}, {64, 32}, {128, 64}, {96, 16}}) {
+  for (auto [n, d] : {std::pair{32, 32}, {64, 64}, {128, 32}, {96, 128}}) {
     INFO("n=" << n << " d=" << d);
     const flash_result r = run_flash(rng, n, d, 0.5);
     INFO(r.launch.sanitizer_text());
@@ -62,13 +62,13 @@ TEST_CASE("FlashAttention kernel: partial last tile, n below the tile, n = 1, la
           "[flash.edges]") {
   auto rng = course::test_rng("lab3-edges");
   INFO(course::seed_note());
-  for (auto [n, d] : {std::pair{50, 16}, {7, 32}, {1, 16}, {77, 64}}) {
+  for (auto [n, d] : {std::pair{50, 32}, {7, 32}, {1, 64}, {77, 64}}) {
     INFO("n=" << n << " d=" << d);
     const flash_result r = run_flash(rng, n, d, 0.5);
     INFO(r.launch.sanitizer_text());
     REQUIRE(r.error <= 1e-4);
   }
-  const flash_result big = run_flash(rng, 70, 16, 250.0);  // |scores| in the thousands
+  const flash_result big = run_flash(rng, 70, 32, 250.0);  // |scores| in the thousands
   INFO("scores of magnitude >= 1000: exp overflows unless the running max is subtracted");
   REQUIRE(big.error <= 2e-3);
 }
@@ -94,7 +94,7 @@ TEST_CASE("FlashAttention kernel reads K and V once per query tile", "[flash.glo
   const flash_result r = run_flash(rng, n, d, 0.5);
   INFO("first the output must be right (see flash.correct)");
   REQUIRE(r.error <= 1e-4);
-  // Q once, K and V once per tile of kFlashBr queries: Theta(N^2 d^2 / M) with M ~ kFlashBr * d.
+  // Q once, K and V once per block of kFlashBr query rows: Theta(N^2 d^2 / M) with M ~ kFlashBr * d.
   const double bound = 1.1 * 4.0 * (double(n) * d + 2.0 * n * d * ((n + kFlashBr - 1) / kFlashBr));
   INFO("global bytes loaded: " << r.load_bytes << ", bound " << bound);
   CHECK(double(r.load_bytes) <= bound);
@@ -105,8 +105,8 @@ TEST_CASE("veto check: the kernel stays finite when scores are large", "[veto:la
   INFO(course::seed_note());
   bool right_on_small = false, finite_on_large = true;
   try {
-    right_on_small = run_flash(rng, 64, 16, 0.5).error <= 1e-4;
-    finite_on_large = course::all_finite(run_flash(rng, 64, 16, 250.0).O);
+    right_on_small = run_flash(rng, 64, 32, 0.5).error <= 1e-4;
+    finite_on_large = course::all_finite(run_flash(rng, 64, 32, 250.0).O);
   } catch (const std::exception&) {
     right_on_small = false;  // unfinished code shows no misconception yet
   }
@@ -121,7 +121,7 @@ TEST_CASE("veto check: the kernel's output is not per-tile softmax concatenated"
   INFO(course::seed_note());
   bool matches_wrong = false;
   try {
-    const int n = 96, d = 16;  // three key tiles
+    const int n = 96, d = 32;  // three key tiles
     const auto Q = course::random_matrix(rng, n, d, 1.0), K = course::random_matrix(rng, n, d, 0.5),
                V = course::random_matrix(rng, n, d, 1.0);
     device_buffer<float> dQ(Q), dK(K), dV(V), dO(static_cast<size_t>(n) * d);

@@ -28,8 +28,11 @@ __shared__ float Q_tile[Br * kMaxD];
 __shared__ float K_tile[Bc * (kMaxD + 1)];
 __shared__ float V_tile[Bc * kMaxD];
 
+// __launch_bounds__: 512 threads per block leave at most 128 registers per thread;
+// without the bound, nvcc keeps all of q[128] in registers and the launch fails.
 template <int D>
-__global__ void flash_attention_kernel(const float* Q, const float* K, const float* V, float* O, int n) {
+__global__ void __launch_bounds__(Br * 32) flash_attention_kernel(const float* Q, const float* K, const float* V,
+                                                                  float* O, int n) {
   constexpr int P = D + 1;   // padded K row
   constexpr int T = D / 32;  // output columns per lane
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;

@@ -131,9 +131,10 @@ gpu_section grade_gpu(const course& c, const manifest& m, const grade_request& r
       check.status = run.process.timed_out || run.process.term_signal ? "error" : "fail";
       for (const auto& r : run.records)
         if (!r.passed && !r.failures.empty()) {
-          check.feedback = fmt::format("'{}': {}", r.name,
-                                       r.failures.front().message.empty() ? r.failures.front().expanded
-                                                                          : r.failures.front().message);
+          const test_failure& f = r.failures.front();
+          check.feedback = fmt::format("'{}': {}", r.name, f.message.empty() ? f.expanded : f.message);
+          for (const auto& info : f.info)
+            if (info.rfind("rng seed", 0) != 0) check.feedback += "; " + info;
           break;
         }
       if (check.feedback.empty()) check.feedback = run.process.describe();

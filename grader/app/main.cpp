@@ -63,13 +63,14 @@ int main(int argc, char** argv) {
   app.add_option("--unit", unit, "Grade only this unit of the lesson");
   app.add_option("--lang", lang_name, "Language of the report: zh or en (default: from LANG)")
       ->check(CLI::IsMember({"zh", "en"}));
-  app.add_option("--seed", seed, "Random seed for the tests' inputs (default: fresh)");
+  auto* seed_option = app.add_option("--seed", seed, "Random seed for the tests' inputs (default: fresh; implies --fresh)");
   app.add_option("--timeout", timeout_s, "Seconds each test process may run")
       ->check(CLI::PositiveNumber);
   app.add_option("--root", root,
                  "The course's root folder (default: found from the current folder)");
   std::string build_dir;
-  bool gpu = false;
+  bool gpu = false, fresh = false;
+  app.add_flag("--fresh", fresh, "Re-run every test, even those of test binaries unchanged since the last grade");
   app.add_flag("--gpu", gpu, "Also build the CUDA exercises with nvcc, test them on this machine's GPU and time them");
   app.add_option("--build-dir", build_dir,
                  "The grading build tree (default: build/grade/<lesson>)");
@@ -99,6 +100,7 @@ int main(int argc, char** argv) {
     return code == 0 ? 0 : 2;
   }
 
+  const bool explicit_seed = seed_option->count() > 0;
   const lang l = lang_name.empty() ? lang_from_env() : (lang_name == "zh" ? lang::zh : lang::en);
   try {
     const course c = find_course(root, fs::current_path());
@@ -148,6 +150,7 @@ int main(int argc, char** argv) {
     req.seed = seed;
     req.test_timeout = std::chrono::milliseconds(static_cast<long>(timeout_s * 1000));
     if (!build_dir.empty()) req.tree = fs::absolute(build_dir);
+    req.fresh = fresh || explicit_seed;
     report rep = grade(c, m, req);
     const bool color = isatty(STDOUT_FILENO) && !std::getenv("NO_COLOR");
     std::cout << render_text(rep, color) << std::flush;

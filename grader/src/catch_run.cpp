@@ -91,7 +91,8 @@ tag_run run_tag(const std::filesystem::path& binary, const std::string& tag, uns
   std::ifstream in(out_file, std::ios::binary);
   std::ostringstream text;
   text << in.rdbuf();
-  t.records = parse_records(text.str());
+  t.raw_records = text.str();
+  t.records = parse_records(t.raw_records);
   return t;
 }
 
@@ -119,6 +120,51 @@ std::vector<tag_run> run_tags(const std::filesystem::path& binary, const std::ve
     list.push_back({binary, t, c == counts.end() ? 0 : c->second});
   }
   return run_jobs(list, seed, timeout, jobs);
+}
+
+std::string binary_fingerprint(const std::filesystem::path& binary) {
+  std::error_code ec;
+  const auto size = std::filesystem::file_size(binary, ec);
+  const auto time = std::filesystem::last_write_time(binary, ec);
+  if (ec) return {};
+  return std::to_string(size) + ":" + std::to_string(time.time_since_epoch().count());
+}
+
+void save_cached_runs(const std::filesystem::path& file, const std::string& fingerprint, unsigned seed,
+                      const std::vector<tag_run>& runs) {
+  nlohmann::json j{{"fingerprint", fingerprint}, {"seed", seed}, {"runs", nlohmann::json::object()}};
+  for (const tag_run& r : runs)
+    j["runs"][r.tag] = {{"expected", r.expected_tests},    {"raw", r.raw_records},
+                        {"exit_code", r.process.exit_code}, {"signal", r.process.term_signal},
+                        {"timed_out", r.process.timed_out}, {"spawn_failed", r.process.spawn_failed},
+                        {"seconds", r.process.seconds}};
+  std::ofstream(file) << j.dump();
+}
+
+std::map<std::string, tag_run> load_cached_runs(const std::filesystem::path& file, const std::string& fingerprint,
+                                                const std::vector<std::string>& tags, unsigned* seed) {
+  std::ifstream in(file);
+  if (!in || fingerprint.empty()) return {};
+  const auto j = nlohmann::json::parse(in, nullptr, false);
+  if (j.is_discarded() || j.value("fingerprint", "") != fingerprint || !j.contains("runs")) return {};
+  std::map<std::string, tag_run> out;
+  for (const std::string& tag : tags) {
+    if (!j["runs"].contains(tag)) return {};
+    const auto& r = j["runs"][tag];
+    tag_run t;
+    t.tag = tag;
+    t.expected_tests = r.value("expected", 0);
+    t.raw_records = r.value("raw", "");
+    t.records = parse_records(t.raw_records);
+    t.process.exit_code = r.value("exit_code", -1);
+    t.process.term_signal = r.value("signal", 0);
+    t.process.timed_out = r.value("timed_out", false);
+    t.process.spawn_failed = r.value("spawn_failed", false);
+    t.process.seconds = r.value("seconds", 0.0);
+    out[tag] = std::move(t);
+  }
+  if (seed) *seed = j.value("seed", 0u);
+  return out;
 }
 
 std::map<std::string, int> list_tags(const std::filesystem::path& binary) {

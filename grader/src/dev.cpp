@@ -145,6 +145,7 @@ dev_check_result dev_check(const course& c, const manifest& m, unsigned seed, st
 
   grade_request base;
   base.seed = seed;
+  base.fresh = true;  // every verdict from a run of this check
   base.language = lang::en;
 
   // 3. The solutions: full marks, no veto. Also proves every item has tests.

@@ -164,7 +164,12 @@ report grade(const course& c, const manifest& m, const grade_request& req) {
   if (needs_build) {
     grading_tree tree(c, m, req.tree.empty() ? c.grading_tree(m.lesson) : req.tree);
     const build_outcome built = tree.build(req.files, req.build_timeout);
+    // Per exercise: its jobs, unless its test binary is unchanged since the last
+    // grade, in which case that grade's results are reused.
     std::vector<tag_job> jobs;
+    std::map<std::string, std::vector<std::string>> tags_of;  // exercise id -> tags it ran
+    std::vector<std::string> reused;
+    const fs::path runs_dir = (req.tree.empty() ? c.grading_tree(m.lesson) : req.tree) / "bin" / "runs";
     for (const exercise& e : m.exercises) {
       if (!e.is_code() || !used.count(e.id)) continue;
       const exercise_build& b = built.exercises.at(e.id);
@@ -175,21 +180,49 @@ report grade(const course& c, const manifest& m, const grade_request& req) {
         continue;
       }
       const auto available = list_tags(b.tests_binary);
+      std::vector<tag_job> mine;
       auto add = [&](const std::string& tag) {
-        if (const auto it = available.find(tag); it != available.end()) jobs.push_back({b.tests_binary, tag, it->second});
+        if (const auto it = available.find(tag); it != available.end()) mine.push_back({b.tests_binary, tag, it->second});
       };
       for (const unit* u : units) {
         for (const item& it : u->items)
           if (it.exercise == e.id) {
             // An item with no tests in its binary still gets a (failing) run.
-            if (!available.count(item_tag(it))) jobs.push_back({b.tests_binary, item_tag(it), 0});
+            if (!available.count(item_tag(it))) mine.push_back({b.tests_binary, item_tag(it), 0});
             add(item_tag(it));
           }
         for (const veto& v : u->vetoes) add(veto_tag(*u, v));
       }
+      for (const auto& j : mine) tags_of[e.id].push_back(j.tag);
+      unsigned cached_seed = 0;
+      auto cached = req.fresh ? std::map<std::string, tag_run>{}
+                              : load_cached_runs(runs_dir / (e.id + ".cache.json"), binary_fingerprint(b.tests_binary),
+                                                 tags_of[e.id], &cached_seed);
+      if (!cached.empty()) {
+        for (auto& [tag, run] : cached) runs[tag] = std::move(run);
+        reused.push_back(fmt::format("{} (seed {})", e.file, cached_seed));
+      } else {
+        jobs.insert(jobs.end(), mine.begin(), mine.end());
+      }
     }
     const unsigned parallel = std::max(2u, std::thread::hardware_concurrency());
-    for (auto& run : run_jobs(jobs, req.seed, req.test_timeout, parallel)) runs[run.tag] = std::move(run);
+    const auto results = run_jobs(jobs, req.seed, req.test_timeout, parallel);
+    std::map<std::string, std::vector<tag_run>> fresh_by_exercise;
+    for (const auto& run : results) {
+      for (const auto& [id, tags] : tags_of)
+        if (std::find(tags.begin(), tags.end(), run.tag) != tags.end()) fresh_by_exercise[id].push_back(run);
+      runs[run.tag] = run;
+    }
+    for (const auto& [id, list] : fresh_by_exercise)
+      save_cached_runs(runs_dir / (id + ".cache.json"), binary_fingerprint(built.exercises.at(id).tests_binary),
+                       req.seed, list);
+    if (!reused.empty()) {
+      std::string list;
+      for (const auto& r : reused) list += (list.empty() ? "" : ", ") + r;
+      rep.messages.push_back(trf(l, "未改动，沿用上次的测试结果：{}（--fresh 重新运行）",
+                                 "Unchanged, so the last grade's test results are reused: {} (--fresh re-runs them)",
+                                 list));
+    }
   }
 
   // Answers files: parse once, grade against their key.

@@ -31,6 +31,7 @@ struct tag_run {
   std::string tag;
   int expected_tests = 0;  // from --list-tags; 0 when unknown
   std::vector<test_record> records;
+  std::string raw_records;  // the reporter's lines, as written
   run_result process;
 
   // The process ended cleanly and every expected test reported and passed. Records
@@ -61,6 +62,15 @@ std::vector<tag_run> run_tags(const std::filesystem::path& binary, const std::ve
 
 // The tags the binary's tests carry, e.g. "[code.update]", with their test counts.
 std::map<std::string, int> list_tags(const std::filesystem::path& binary);
+
+// A test binary's results, reused while the binary is unchanged (like Go's test
+// cache): the fingerprint is the binary's size and modification time.
+std::string binary_fingerprint(const std::filesystem::path& binary);
+void save_cached_runs(const std::filesystem::path& file, const std::string& fingerprint, unsigned seed,
+                      const std::vector<tag_run>& runs);
+// The cached runs for `tags`, or nothing when the cache is stale or lacks one.
+std::map<std::string, tag_run> load_cached_runs(const std::filesystem::path& file, const std::string& fingerprint,
+                                                const std::vector<std::string>& tags, unsigned* seed);
 
 // Parses the reporter's JSON lines; skips anything that is not a well-formed record.
 std::vector<test_record> parse_records(const std::string& output);

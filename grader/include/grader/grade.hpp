@@ -23,6 +23,7 @@ struct grade_request {
   std::chrono::milliseconds test_timeout{std::chrono::seconds(10)};
   std::chrono::seconds build_timeout{std::chrono::minutes(5)};
   std::filesystem::path tree;  // empty: the course's build/grade/<lesson>
+  bool fresh = false;          // re-run every test, even of unchanged test binaries
 };
 
 // The files of `dir` named like the exercise files of `unit` (every unit when

@@ -337,3 +337,23 @@ TEST_CASE("display_path is relative inside the current directory, absolute outsi
     CHECK(grader::display_path(outside) == outside.string());
   }
 }
+
+TEST_CASE("cached runs come back only for the same binary and every tag asked", "[catch_run]") {
+  temp_dir dir;
+  const fs::path bin = fake_binary(dir.path, "record '" + passing_line + "'\n");
+  const fs::path cache = dir.path / "x.cache.json";
+  const std::string fp = grader::binary_fingerprint(bin);
+  REQUIRE_FALSE(fp.empty());
+  grader::save_cached_runs(cache, fp, 42, {grader::run_tag(bin, "[code.update]", 42, 10s, 1)});
+
+  unsigned seed = 0;
+  const auto back = grader::load_cached_runs(cache, fp, {"[code.update]"}, &seed);
+  REQUIRE(back.size() == 1);
+  CHECK(seed == 42);
+  CHECK(back.at("[code.update]").passed());
+  CHECK(back.at("[code.update]").records.at(0).name == "m_new is the running max");
+
+  CHECK(grader::load_cached_runs(cache, fp + "x", {"[code.update]"}, &seed).empty());  // binary changed
+  CHECK(grader::load_cached_runs(cache, fp, {"[code.update]", "[code.normalize]"}, &seed).empty());
+  CHECK(grader::load_cached_runs(dir.path / "missing.json", fp, {"[code.update]"}, &seed).empty());
+}

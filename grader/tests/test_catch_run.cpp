@@ -255,8 +255,8 @@ TEST_CASE("student_diagnostics keeps the student's lines and their source excerp
       "[1/3] Building CXX object "
       "lessons/lesson13/CMakeFiles/lesson13_tests.dir/submission/online_softmax.cpp.o\n"
       "FAILED: lessons/lesson13/CMakeFiles/lesson13_tests.dir/submission/online_softmax.cpp.o\n"
-      "/usr/bin/c++ -O3 -std=c++20 -c /work/build/grade/lesson13/submission/online_softmax.cpp\n"
-      "In file included from /work/build/grade/lesson13/submission/online_softmax.cpp:2:\n" +
+      "/usr/bin/c++ -O3 -std=c++20 -c /home/student/course/build/grade/lesson13/submission/online_softmax.cpp\n"
+      "In file included from /home/student/course/build/grade/lesson13/submission/online_softmax.cpp:2:\n" +
       s + ": In function 'void course::attention(int)':\n" + s +
       ":42:27: error: 'm_nw' was not declared in this scope; did you mean 'm_new'?\n"
       "   42 |     const float scale = std::exp(m_old - m_nw);\n"

@@ -70,9 +70,9 @@ def attention_panel(rows, x0, y0, w, h):
             out.append(f'<circle cx="{nx(n):.1f}" cy="{my(ms):.1f}" r="3" fill="{color}"/>')
     for r in rows:  # naive attention that could not allocate its n x n scores
         if r["kernel"] == "attention_naive" and not r.get("fits", True):
-            y = y0 + 14 + (0 if r["d"] == 64 else 14)
-            out.append(svg_text(nx(r["n"]) - 4, y, f"naive d={r['d']}: S needs {r['s_bytes'] / 2**30:.0f} GiB, does not fit",
-                                10, "end", color="#c0504d"))
+            y = y0 + 16 + (0 if r["d"] == 64 else 14)
+            out.append(svg_text(x0 + 8, y, f"n={r['n'] // 1024}k: naive needs {r['s_bytes'] / 2**30:.0f} GiB for S "
+                                f"(d={r['d']}) and cannot run", 10, color="#c0504d"))
     legend = [("naive, d=64", "#c0504d", "6,3"), ("naive, d=128", "#c0504d", ""),
               ("FlashAttention lab, d=64", "#4878a8", "6,3"), ("FlashAttention lab, d=128", "#4878a8", "")]
     for i, (label, color, dash) in enumerate(legend):

@@ -63,16 +63,6 @@ void emit(report_kind kind, const std::string& text) {
 
 }  // namespace detail
 
-double launch_counters::global_load_sectors_per_request() const {
-  return global_load_requests ? double(global_load_sectors) / double(global_load_requests) : 0.0;
-}
-double launch_counters::global_store_sectors_per_request() const {
-  return global_store_requests ? double(global_store_sectors) / double(global_store_requests) : 0.0;
-}
-uint64_t launch_counters::global_excessive_sectors() const {
-  return (global_load_sectors - global_load_ideal_sectors) + (global_store_sectors - global_store_ideal_sectors);
-}
-
 std::string launch_record::ncu_metrics() const {
   const launch_counters& c = counters;
   std::ostringstream os;

@@ -13,28 +13,10 @@
 #include <string>
 #include <vector>
 
+#include "cuda_emu/counters.hpp"
 #include "cuda_emu/cuda.hpp"
 
 namespace cuda_emu {
-
-// Summed over the launch. Requests are warp-level instructions: the k-th
-// execution of one access by each lane of a warp is one request.
-struct launch_counters {
-  uint64_t global_load_requests = 0, global_load_sectors = 0, global_load_ideal_sectors = 0;
-  uint64_t global_store_requests = 0, global_store_sectors = 0, global_store_ideal_sectors = 0;
-  uint64_t shared_load_requests = 0, shared_load_wavefronts = 0, shared_load_bank_conflicts = 0;
-  uint64_t shared_store_requests = 0, shared_store_wavefronts = 0, shared_store_bank_conflicts = 0;
-  uint64_t global_load_bytes = 0, global_store_bytes = 0;  // bytes the threads asked for
-  // GPU-Puzzles style: the most any single thread did.
-  uint64_t max_thread_global_reads = 0, max_thread_global_writes = 0;
-  uint64_t max_thread_shared_reads = 0, max_thread_shared_writes = 0;
-
-  double global_load_sectors_per_request() const;
-  double global_store_sectors_per_request() const;
-  // Sectors beyond what the requested bytes need if they were contiguous (ncu's
-  // "excessive sectors").
-  uint64_t global_excessive_sectors() const;
-};
 
 enum class report_kind { memcheck, racecheck, synccheck, timeout, exception, config, warning };
 

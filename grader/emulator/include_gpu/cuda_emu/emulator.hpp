@@ -6,6 +6,8 @@
 
 #include <cuda_runtime.h>
 
+#include "../../include/cuda_emu/counters.hpp"  // the one definition of the counters
+
 #include <chrono>
 #include <cstdint>
 #include <stdexcept>
@@ -13,19 +15,6 @@
 #include <vector>
 
 namespace cuda_emu {
-
-struct launch_counters {
-  uint64_t global_load_requests = 0, global_load_sectors = 0, global_load_ideal_sectors = 0;
-  uint64_t global_store_requests = 0, global_store_sectors = 0, global_store_ideal_sectors = 0;
-  uint64_t shared_load_requests = 0, shared_load_wavefronts = 0, shared_load_bank_conflicts = 0;
-  uint64_t shared_store_requests = 0, shared_store_wavefronts = 0, shared_store_bank_conflicts = 0;
-  uint64_t global_load_bytes = 0, global_store_bytes = 0;
-  uint64_t max_thread_global_reads = 0, max_thread_global_writes = 0;
-  uint64_t max_thread_shared_reads = 0, max_thread_shared_writes = 0;
-  double global_load_sectors_per_request() const { return 0; }
-  double global_store_sectors_per_request() const { return 0; }
-  uint64_t global_excessive_sectors() const { return 0; }
-};
 
 struct race {
   std::string first, second;

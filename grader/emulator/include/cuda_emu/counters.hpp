@@ -1,0 +1,35 @@
+// A launch's memory counters, as the CPU emulator counts them (Nsight Compute's
+// definitions; see docs/emulator.md). Shared by the emulator's test API and its GPU
+// edition (include_gpu/), where every counter stays 0.
+#pragma once
+
+#include <cstdint>
+
+namespace cuda_emu {
+
+// Summed over the launch. Requests are warp-level instructions: the k-th
+// execution of one access by each lane of a warp is one request.
+struct launch_counters {
+  uint64_t global_load_requests = 0, global_load_sectors = 0, global_load_ideal_sectors = 0;
+  uint64_t global_store_requests = 0, global_store_sectors = 0, global_store_ideal_sectors = 0;
+  uint64_t shared_load_requests = 0, shared_load_wavefronts = 0, shared_load_bank_conflicts = 0;
+  uint64_t shared_store_requests = 0, shared_store_wavefronts = 0, shared_store_bank_conflicts = 0;
+  uint64_t global_load_bytes = 0, global_store_bytes = 0;  // bytes the threads asked for
+  // GPU-Puzzles style: the most any single thread did.
+  uint64_t max_thread_global_reads = 0, max_thread_global_writes = 0;
+  uint64_t max_thread_shared_reads = 0, max_thread_shared_writes = 0;
+
+  double global_load_sectors_per_request() const {
+    return global_load_requests ? double(global_load_sectors) / double(global_load_requests) : 0.0;
+  }
+  double global_store_sectors_per_request() const {
+    return global_store_requests ? double(global_store_sectors) / double(global_store_requests) : 0.0;
+  }
+  // Sectors beyond what the requested bytes need if they were contiguous (ncu's
+  // "excessive sectors").
+  uint64_t global_excessive_sectors() const {
+    return (global_load_sectors - global_load_ideal_sectors) + (global_store_sectors - global_store_ideal_sectors);
+  }
+};
+
+}  // namespace cuda_emu

@@ -63,15 +63,19 @@ int main(int argc, char** argv) {
   app.add_option("--unit", unit, "Grade only this unit of the lesson");
   app.add_option("--lang", lang_name, "Language of the report: zh or en (default: from LANG)")
       ->check(CLI::IsMember({"zh", "en"}));
-  auto* seed_option = app.add_option("--seed", seed, "Random seed for the tests' inputs (default: fresh; implies --fresh)");
+  auto* seed_option = app.add_option(
+      "--seed", seed, "Random seed for the tests' inputs (default: fresh; implies --fresh)");
   app.add_option("--timeout", timeout_s, "Seconds each test process may run")
       ->check(CLI::PositiveNumber);
   app.add_option("--root", root,
                  "The course's root folder (default: found from the current folder)");
   std::string build_dir;
   bool gpu = false, fresh = false;
-  app.add_flag("--fresh", fresh, "Re-run every test, even those of test binaries unchanged since the last grade");
-  app.add_flag("--gpu", gpu, "Also build the CUDA exercises with nvcc, test them on this machine's GPU and time them");
+  app.add_flag("--fresh", fresh,
+               "Re-run every test, even those of test binaries unchanged since the last grade");
+  app.add_flag(
+      "--gpu", gpu,
+      "Also build the CUDA exercises with nvcc, test them on this machine's GPU and time them");
   app.add_option("--build-dir", build_dir,
                  "The grading build tree (default: build/grade/<lesson>)");
 

@@ -250,7 +250,8 @@ answer_key load_answer_key(const fs::path& file) {
       if (k.points < 0) bad("has negative points");
       for (const auto& other : key.parts)
         if (other.id == k.id) bad("appears twice");
-      if ((k.type == "choice" || k.type == "multi") && k.correct.empty()) bad("has no correct option");
+      if ((k.type == "choice" || k.type == "multi") && k.correct.empty())
+        bad("has no correct option");
       for (const auto& c : k.correct)
         if (!k.options.count(c)) bad("marks (" + c + ") correct but it is not an option");
       for (const auto& [option, veto] : k.veto_if_selected)

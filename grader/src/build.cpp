@@ -72,7 +72,8 @@ std::string student_diagnostics(const std::string& output,
   return shown.empty() ? fallback : shown;
 }
 
-grading_tree::grading_tree(const course& c, const manifest& m, fs::path dir, std::vector<std::string> cmake_args)
+grading_tree::grading_tree(const course& c, const manifest& m, fs::path dir,
+                           std::vector<std::string> cmake_args)
     : course_(c), manifest_(m), dir_(std::move(dir)), cmake_args_(std::move(cmake_args)) {
   std::error_code ec;
   fs::create_directories(dir_ / "submission", ec);
@@ -143,8 +144,9 @@ build_outcome grading_tree::build(const std::map<std::string, fs::path>& files,
 
   // One build of everything, going on past failures; then ask ninja which targets
   // are still out of date: those are the ones that failed.
-  std::vector<std::string> cmd = ninja ? std::vector<std::string>{"ninja", "-C", dir_.string(), "-k", "0"}
-                                       : std::vector<std::string>{"cmake", "--build", dir_.string(), "--target"};
+  std::vector<std::string> cmd =
+      ninja ? std::vector<std::string>{"ninja", "-C", dir_.string(), "-k", "0"}
+            : std::vector<std::string>{"cmake", "--build", dir_.string(), "--target"};
   for (const exercise* e : built) cmd.push_back(target_of(*e));
   cmd.insert(cmd.end(), extra_targets.begin(), extra_targets.end());
   if (!ninja) cmd.insert(cmd.end(), {"--", "-k"});
@@ -165,8 +167,9 @@ build_outcome grading_tree::build(const std::map<std::string, fs::path>& files,
     b.tests_binary = dir_ / "bin" / target_of(*e);
     bool ok = all.ok();
     if (!ok && !all.timed_out) {
-      const run_result dry = ninja ? run_process({"ninja", "-C", dir_.string(), "-n", target_of(*e)}, opts)
-                                   : run_process({"cmake", "--build", dir_.string(), "--target", target_of(*e)}, opts);
+      const run_result dry =
+          ninja ? run_process({"ninja", "-C", dir_.string(), "-n", target_of(*e)}, opts)
+                : run_process({"cmake", "--build", dir_.string(), "--target", target_of(*e)}, opts);
       ok = dry.ok() && (!ninja || dry.output.find("no work to do") != std::string::npos);
     }
     b.ok = ok && fs::exists(b.tests_binary);

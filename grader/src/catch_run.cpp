@@ -46,7 +46,8 @@ std::vector<test_record> parse_records(const std::string& output) {
     const size_t start = line.find("{\"");
     if (start == std::string_view::npos) continue;
     const auto j = nlohmann::json::parse(line.substr(start), nullptr, false);
-    if (j.is_discarded() || !j.is_object() || !j.contains("test") || !j["test"].is_string()) continue;
+    if (j.is_discarded() || !j.is_object() || !j.contains("test") || !j["test"].is_string())
+      continue;
     test_record r;
     r.name = j["test"].get<std::string>();
     r.tags = strings_or(j, "tags");
@@ -79,7 +80,8 @@ tag_run run_tag(const std::filesystem::path& binary, const std::string& tag, uns
   std::error_code ec;
   std::filesystem::create_directories(runs, ec);
   std::string safe;
-  for (char c : tag) safe.push_back(std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '-' ? c : '_');
+  for (char c : tag)
+    safe.push_back(std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '-' ? c : '_');
   const std::filesystem::path out_file = runs / (safe + ".jsonl");
   std::filesystem::remove(out_file, ec);
   run_options opts;
@@ -96,8 +98,8 @@ tag_run run_tag(const std::filesystem::path& binary, const std::string& tag, uns
   return t;
 }
 
-std::vector<tag_run> run_jobs(const std::vector<tag_job>& jobs, unsigned seed, std::chrono::milliseconds timeout,
-                              unsigned parallel) {
+std::vector<tag_run> run_jobs(const std::vector<tag_job>& jobs, unsigned seed,
+                              std::chrono::milliseconds timeout, unsigned parallel) {
   std::vector<tag_run> out(jobs.size());
   std::atomic<size_t> next{0};
   auto worker = [&] {
@@ -105,14 +107,16 @@ std::vector<tag_run> run_jobs(const std::vector<tag_job>& jobs, unsigned seed, s
       out[i] = run_tag(jobs[i].binary, jobs[i].tag, seed, timeout, jobs[i].expected_tests);
   };
   std::vector<std::thread> pool;
-  for (unsigned k = 1; k < std::max(1u, parallel) && k < jobs.size(); ++k) pool.emplace_back(worker);
+  for (unsigned k = 1; k < std::max(1u, parallel) && k < jobs.size(); ++k)
+    pool.emplace_back(worker);
   worker();
   for (auto& th : pool) th.join();
   return out;
 }
 
-std::vector<tag_run> run_tags(const std::filesystem::path& binary, const std::vector<std::string>& tags,
-                              unsigned seed, std::chrono::milliseconds timeout, unsigned jobs,
+std::vector<tag_run> run_tags(const std::filesystem::path& binary,
+                              const std::vector<std::string>& tags, unsigned seed,
+                              std::chrono::milliseconds timeout, unsigned jobs,
                               const std::map<std::string, int>& counts) {
   std::vector<tag_job> list;
   for (const auto& t : tags) {
@@ -130,23 +134,28 @@ std::string binary_fingerprint(const std::filesystem::path& binary) {
   return std::to_string(size) + ":" + std::to_string(time.time_since_epoch().count());
 }
 
-void save_cached_runs(const std::filesystem::path& file, const std::string& fingerprint, unsigned seed,
-                      const std::vector<tag_run>& runs) {
-  nlohmann::json j{{"fingerprint", fingerprint}, {"seed", seed}, {"runs", nlohmann::json::object()}};
+void save_cached_runs(const std::filesystem::path& file, const std::string& fingerprint,
+                      unsigned seed, const std::vector<tag_run>& runs) {
+  nlohmann::json j{
+      {"fingerprint", fingerprint}, {"seed", seed}, {"runs", nlohmann::json::object()}};
   for (const tag_run& r : runs)
-    j["runs"][r.tag] = {{"expected", r.expected_tests},    {"raw", r.raw_records},
-                        {"exit_code", r.process.exit_code}, {"signal", r.process.term_signal},
-                        {"timed_out", r.process.timed_out}, {"spawn_failed", r.process.spawn_failed},
-                        {"seconds", r.process.seconds}};
+    j["runs"][r.tag] = {
+        {"expected", r.expected_tests},     {"raw", r.raw_records},
+        {"exit_code", r.process.exit_code}, {"signal", r.process.term_signal},
+        {"timed_out", r.process.timed_out}, {"spawn_failed", r.process.spawn_failed},
+        {"seconds", r.process.seconds}};
   std::ofstream(file) << j.dump();
 }
 
-std::map<std::string, tag_run> load_cached_runs(const std::filesystem::path& file, const std::string& fingerprint,
-                                                const std::vector<std::string>& tags, unsigned* seed) {
+std::map<std::string, tag_run> load_cached_runs(const std::filesystem::path& file,
+                                                const std::string& fingerprint,
+                                                const std::vector<std::string>& tags,
+                                                unsigned* seed) {
   std::ifstream in(file);
   if (!in || fingerprint.empty()) return {};
   const auto j = nlohmann::json::parse(in, nullptr, false);
-  if (j.is_discarded() || j.value("fingerprint", "") != fingerprint || !j.contains("runs")) return {};
+  if (j.is_discarded() || j.value("fingerprint", "") != fingerprint || !j.contains("runs"))
+    return {};
   std::map<std::string, tag_run> out;
   for (const std::string& tag : tags) {
     if (!j["runs"].contains(tag)) return {};
@@ -175,7 +184,8 @@ std::map<std::string, int> list_tags(const std::filesystem::path& binary) {
   std::map<std::string, int> tags;
   for (std::string_view line : split_lines(r.output)) {
     std::match_results<std::string_view::const_iterator> m;
-    if (std::regex_search(line.begin(), line.end(), m, tag)) tags[m[2].str()] = std::stoi(m[1].str());
+    if (std::regex_search(line.begin(), line.end(), m, tag))
+      tags[m[2].str()] = std::stoi(m[1].str());
   }
   return tags;
 }

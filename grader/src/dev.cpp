@@ -173,12 +173,15 @@ dev_check_result dev_check(const course& c, const manifest& m, unsigned seed, st
         }
       for (const veto& v : u.vetoes) declared.insert("[veto:" + u.id + ":" + v.id + "]");
     }
-    declared.insert("[emulator]");  // marks tests that need the emulator's counters (skipped on a GPU)
+    declared.insert(
+        "[emulator]");  // marks tests that need the emulator's counters (skipped on a GPU)
     for (const auto& t : known)
       if (!declared.count(t)) unknown.insert(t);
-    ck.verdict(missing.empty() && unknown.empty(),
-               "every code item has tests in its exercise's binary; every test tag is in the manifest",
-               fmt::format("items without tests: {}; tags not in the manifest: {}", join(missing), join(unknown)));
+    ck.verdict(
+        missing.empty() && unknown.empty(),
+        "every code item has tests in its exercise's binary; every test tag is in the manifest",
+        fmt::format("items without tests: {}; tags not in the manifest: {}", join(missing),
+                    join(unknown)));
   }
 
   // 4. The untouched exercises: no code points, FAIL, and the blanks are named.

@@ -50,10 +50,11 @@ std::vector<nlohmann::json> bench_lines(const fs::path& binary, std::string* err
 std::string detect_gpu(std::string* name) {
   run_options opts;
   opts.timeout = std::chrono::seconds(20);
-  const run_result r =
-      run_process({"nvidia-smi", "--query-gpu=name,compute_cap", "--format=csv,noheader", "-i", "0"}, opts);
+  const run_result r = run_process(
+      {"nvidia-smi", "--query-gpu=name,compute_cap", "--format=csv,noheader", "-i", "0"}, opts);
   if (!r.ok()) return {};
-  const std::string line(split_lines(r.output).empty() ? std::string_view{} : split_lines(r.output).front());
+  const std::string line(split_lines(r.output).empty() ? std::string_view{}
+                                                       : split_lines(r.output).front());
   const auto comma = line.rfind(',');
   if (comma == std::string::npos) return {};
   if (name) *name = line.substr(0, comma);
@@ -64,8 +65,10 @@ std::string detect_gpu(std::string* name) {
 }
 
 void require_gpu() {
-  if (nvcc_path().empty()) throw cannot_grade("--gpu needs the CUDA toolkit's nvcc, which is not installed");
-  if (detect_gpu(nullptr).empty()) throw cannot_grade("--gpu needs an NVIDIA GPU (nvidia-smi found none)");
+  if (nvcc_path().empty())
+    throw cannot_grade("--gpu needs the CUDA toolkit's nvcc, which is not installed");
+  if (detect_gpu(nullptr).empty())
+    throw cannot_grade("--gpu needs an NVIDIA GPU (nvidia-smi found none)");
 }
 
 gpu_section grade_gpu(const course& c, const manifest& m, const grade_request& req) {
@@ -96,7 +99,8 @@ gpu_section grade_gpu(const course& c, const manifest& m, const grade_request& r
 
   const std::string bench = m.lesson + "_gpu_bench", bench_solution = bench + "_solution";
   grading_tree tree(c, m, c.grading_tree(m.lesson).string() + "-gpu",
-                    {"-DCOURSE_CUDA=ON", "-DCMAKE_CUDA_ARCHITECTURES=" + g.arch, "-DCMAKE_CUDA_COMPILER=" + nvcc});
+                    {"-DCOURSE_CUDA=ON", "-DCMAKE_CUDA_ARCHITECTURES=" + g.arch,
+                     "-DCMAKE_CUDA_COMPILER=" + nvcc});
   const build_outcome built = tree.build(files, std::chrono::minutes(10), {bench, bench_solution});
 
   // The same correctness tests, on the GPU.
@@ -109,7 +113,8 @@ gpu_section grade_gpu(const course& c, const manifest& m, const grade_request& r
       if (e.kind != "cu" || !used.count(e.id)) continue;
       const exercise_build& b = built.exercises.at(e.id);
       if (!b.ok) {
-        g.checks.push_back({it.id, "error", tr(l, "nvcc 编译失败（见上）", "nvcc could not build it (see above)")});
+        g.checks.push_back({it.id, "error",
+                            tr(l, "nvcc 编译失败（见上）", "nvcc could not build it (see above)")});
         continue;
       }
       jobs.push_back({b.tests_binary, "[" + it.id + "]~[emulator]", 0});
@@ -118,13 +123,15 @@ gpu_section grade_gpu(const course& c, const manifest& m, const grade_request& r
   }
   for (const auto& [id, b] : built.exercises)
     if (!b.ok) g.messages.push_back(fmt::format("{}:\n{}", id, b.diagnostics));
-  const auto runs = run_jobs(jobs, req.seed, std::chrono::minutes(2), 1);  // one GPU: one process at a time
+  const auto runs =
+      run_jobs(jobs, req.seed, std::chrono::minutes(2), 1);  // one GPU: one process at a time
   for (size_t i = 0; i < runs.size(); ++i) {
     const tag_run& run = runs[i];
     gpu_check check{job_items[i]->id, "", ""};
     if (run.records.empty() && run.process.term_signal == 0 && !run.process.timed_out) {
       check.status = "emulator-only";
-      check.feedback = tr(l, "只在模拟器上检查（需要计数器）", "checked on the emulator only (it needs counters)");
+      check.feedback = tr(l, "只在模拟器上检查（需要计数器）",
+                          "checked on the emulator only (it needs counters)");
     } else if (run.passed()) {
       check.status = "pass";
     } else {
@@ -132,7 +139,8 @@ gpu_section grade_gpu(const course& c, const manifest& m, const grade_request& r
       for (const auto& r : run.records)
         if (!r.passed && !r.failures.empty()) {
           const test_failure& f = r.failures.front();
-          check.feedback = fmt::format("'{}': {}", r.name, f.message.empty() ? f.expanded : f.message);
+          check.feedback =
+              fmt::format("'{}': {}", r.name, f.message.empty() ? f.expanded : f.message);
           for (const auto& info : f.info)
             if (info.rfind("rng seed", 0) != 0) check.feedback += "; " + info;
           break;
@@ -148,12 +156,14 @@ gpu_section grade_gpu(const course& c, const manifest& m, const grade_request& r
     return g;
   }
   std::string error;
-  const auto mine = bench_lines(fs::path(c.grading_tree(m.lesson).string() + "-gpu") / "bin" / bench, &error);
+  const auto mine =
+      bench_lines(fs::path(c.grading_tree(m.lesson).string() + "-gpu") / "bin" / bench, &error);
   if (!error.empty()) g.messages.push_back(error);
   std::vector<nlohmann::json> theirs;
   if (built.extras.count(bench_solution) && built.extras.at(bench_solution)) {
     std::string e2;
-    theirs = bench_lines(fs::path(c.grading_tree(m.lesson).string() + "-gpu") / "bin" / bench_solution, &e2);
+    theirs = bench_lines(
+        fs::path(c.grading_tree(m.lesson).string() + "-gpu") / "bin" / bench_solution, &e2);
   }
   for (const auto& j : mine) {
     if (!j.contains("kernel") || !j.contains("baseline")) continue;  // baselines and headers
@@ -165,7 +175,8 @@ gpu_section grade_gpu(const course& c, const manifest& m, const grade_request& r
     t.baseline = j.value("baseline", "");
     t.baseline_ms = j.value("baseline_ms", -1.0);
     for (const auto& s : theirs)
-      if (s.value("kernel", "") == t.kernel && size_of(s) == t.size) t.solution_ms = s.value("ms", -1.0);
+      if (s.value("kernel", "") == t.kernel && size_of(s) == t.size)
+        t.solution_ms = s.value("ms", -1.0);
     g.timings.push_back(t);
   }
   return g;
@@ -173,7 +184,8 @@ gpu_section grade_gpu(const course& c, const manifest& m, const grade_request& r
 
 nlohmann::json to_json(const gpu_section& g) {
   nlohmann::json checks = nlohmann::json::array(), timings = nlohmann::json::array();
-  for (const auto& c : g.checks) checks.push_back({{"item", c.item}, {"status", c.status}, {"feedback", c.feedback}});
+  for (const auto& c : g.checks)
+    checks.push_back({{"item", c.item}, {"status", c.status}, {"feedback", c.feedback}});
   for (const auto& t : g.timings)
     timings.push_back({{"kernel", t.kernel},
                        {"size", t.size},
@@ -182,27 +194,37 @@ nlohmann::json to_json(const gpu_section& g) {
                        {"solution_ms", t.solution_ms},
                        {"baseline", t.baseline},
                        {"baseline_ms", t.baseline_ms}});
-  return {{"device", g.device}, {"arch", g.arch}, {"checks", checks}, {"timings", timings}, {"messages", g.messages}};
+  return {{"device", g.device},
+          {"arch", g.arch},
+          {"checks", checks},
+          {"timings", timings},
+          {"messages", g.messages}};
 }
 
 std::string render_text(const gpu_section& g, lang l) {
   std::string out = fmt::format("\n{} {} (sm_{})\n", tr(l, "GPU：", "GPU:"), g.device, g.arch);
   for (const auto& m : g.messages) out += "  " + m + "\n";
   for (const auto& c : g.checks)
-    out += fmt::format("  {} {}  {}{}\n", c.status == "pass" ? "✓" : c.status == "emulator-only" ? "-" : "✗", c.item,
-                       c.status, c.feedback.empty() ? "" : ": " + c.feedback);
+    out += fmt::format("  {} {}  {}{}\n",
+                       c.status == "pass"            ? "✓"
+                       : c.status == "emulator-only" ? "-"
+                                                     : "✗",
+                       c.item, c.status, c.feedback.empty() ? "" : ": " + c.feedback);
   if (!g.timings.empty()) {
-    out += fmt::format("  {:<26} {:<14} {:>10} {:>12} {:>22}\n", tr(l, "kernel", "kernel"), tr(l, "规模", "size"),
-                       "ms", tr(l, "相对参考解", "vs solution"), tr(l, "相对基线", "vs baseline"));
+    out += fmt::format("  {:<26} {:<14} {:>10} {:>12} {:>22}\n", tr(l, "kernel", "kernel"),
+                       tr(l, "规模", "size"), "ms", tr(l, "相对参考解", "vs solution"),
+                       tr(l, "相对基线", "vs baseline"));
     for (const auto& t : g.timings) {
       const std::string vs_solution =
           t.ms > 0 && t.solution_ms > 0 ? fmt::format("{:.2f}x", t.ms / t.solution_ms) : "-";
       std::string vs_base = "-";
       if (t.ms > 0 && t.baseline_ms > 0)
-        vs_base = t.baseline == "cublas_sgemm" ? fmt::format("{:.0f}% of cuBLAS", 100.0 * t.baseline_ms / t.ms)
-                                               : fmt::format("{:.2f}x faster than {}", t.baseline_ms / t.ms, t.baseline);
+        vs_base = t.baseline == "cublas_sgemm"
+                      ? fmt::format("{:.0f}% of cuBLAS", 100.0 * t.baseline_ms / t.ms)
+                      : fmt::format("{:.2f}x faster than {}", t.baseline_ms / t.ms, t.baseline);
       out += fmt::format("  {:<26} {:<14} {:>10} {:>12} {:>22}\n", t.kernel, t.size,
-                         t.valid ? fmt::format("{:.3f}", t.ms) : tr(l, "结果错误", "wrong"), vs_solution, vs_base);
+                         t.valid ? fmt::format("{:.3f}", t.ms) : tr(l, "结果错误", "wrong"),
+                         vs_solution, vs_base);
     }
   }
   return out;

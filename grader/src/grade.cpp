@@ -30,7 +30,9 @@ std::string item_tag(const item& it) {
   return "[" + it.id + "]";
 }
 // A veto's detector tests for one unit: [veto:<unit>:<id>].
-std::string veto_tag(const unit& u, const veto& v) { return "[veto:" + u.id + ":" + v.id + "]"; }
+std::string veto_tag(const unit& u, const veto& v) {
+  return "[veto:" + u.id + ":" + v.id + "]";
+}
 
 // The first failure of a tag's tests, told briefly: the test, then what broke.
 std::string failure_summary(const tag_run& run, lang l) {
@@ -96,7 +98,8 @@ bool veto_fired(const tag_run& run) {
 }  // namespace
 
 std::map<std::string, fs::path> submission_files(const manifest& m, const fs::path& dir,
-                                                 const fs::path& fallback, const std::string& unit_id) {
+                                                 const fs::path& fallback,
+                                                 const std::string& unit_id) {
   if (!fs::is_directory(dir))
     throw cannot_grade(fmt::format("no such folder: {}", display_path(dir)));
   std::set<std::string> used;  // the exercises the chosen units grade
@@ -169,7 +172,8 @@ report grade(const course& c, const manifest& m, const grade_request& req) {
     std::vector<tag_job> jobs;
     std::map<std::string, std::vector<std::string>> tags_of;  // exercise id -> tags it ran
     std::vector<std::string> reused;
-    const fs::path runs_dir = (req.tree.empty() ? c.grading_tree(m.lesson) : req.tree) / "bin" / "runs";
+    const fs::path runs_dir =
+        (req.tree.empty() ? c.grading_tree(m.lesson) : req.tree) / "bin" / "runs";
     for (const exercise& e : m.exercises) {
       if (!e.is_code() || !used.count(e.id)) continue;
       const exercise_build& b = built.exercises.at(e.id);
@@ -182,7 +186,8 @@ report grade(const course& c, const manifest& m, const grade_request& req) {
       const auto available = list_tags(b.tests_binary);
       std::vector<tag_job> mine;
       auto add = [&](const std::string& tag) {
-        if (const auto it = available.find(tag); it != available.end()) mine.push_back({b.tests_binary, tag, it->second});
+        if (const auto it = available.find(tag); it != available.end())
+          mine.push_back({b.tests_binary, tag, it->second});
       };
       for (const unit* u : units) {
         for (const item& it : u->items)
@@ -196,8 +201,9 @@ report grade(const course& c, const manifest& m, const grade_request& req) {
       for (const auto& j : mine) tags_of[e.id].push_back(j.tag);
       unsigned cached_seed = 0;
       auto cached = req.fresh ? std::map<std::string, tag_run>{}
-                              : load_cached_runs(runs_dir / (e.id + ".cache.json"), binary_fingerprint(b.tests_binary),
-                                                 tags_of[e.id], &cached_seed);
+                              : load_cached_runs(runs_dir / (e.id + ".cache.json"),
+                                                 binary_fingerprint(b.tests_binary), tags_of[e.id],
+                                                 &cached_seed);
       if (!cached.empty()) {
         for (auto& [tag, run] : cached) runs[tag] = std::move(run);
         reused.push_back(fmt::format("{} (seed {})", e.file, cached_seed));
@@ -210,18 +216,20 @@ report grade(const course& c, const manifest& m, const grade_request& req) {
     std::map<std::string, std::vector<tag_run>> fresh_by_exercise;
     for (const auto& run : results) {
       for (const auto& [id, tags] : tags_of)
-        if (std::find(tags.begin(), tags.end(), run.tag) != tags.end()) fresh_by_exercise[id].push_back(run);
+        if (std::find(tags.begin(), tags.end(), run.tag) != tags.end())
+          fresh_by_exercise[id].push_back(run);
       runs[run.tag] = run;
     }
     for (const auto& [id, list] : fresh_by_exercise)
-      save_cached_runs(runs_dir / (id + ".cache.json"), binary_fingerprint(built.exercises.at(id).tests_binary),
-                       req.seed, list);
+      save_cached_runs(runs_dir / (id + ".cache.json"),
+                       binary_fingerprint(built.exercises.at(id).tests_binary), req.seed, list);
     if (!reused.empty()) {
       std::string list;
       for (const auto& r : reused) list += (list.empty() ? "" : ", ") + r;
-      rep.messages.push_back(trf(l, "未改动，沿用上次的测试结果：{}（--fresh 重新运行）",
-                                 "Unchanged, so the last grade's test results are reused: {} (--fresh re-runs them)",
-                                 list));
+      rep.messages.push_back(
+          trf(l, "未改动，沿用上次的测试结果：{}（--fresh 重新运行）",
+              "Unchanged, so the last grade's test results are reused: {} (--fresh re-runs them)",
+              list));
     }
   }
 

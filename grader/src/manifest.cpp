@@ -95,7 +95,8 @@ course find_course(const fs::path& hint, const fs::path& start) {
   if (!hint.empty()) {
     if (!is_root(hint))
       throw cannot_grade(
-          fmt::format("{} is not a course root (it needs lessons/, grader/ and CMakeLists.txt)", hint.string()));
+          fmt::format("{} is not a course root (it needs lessons/, grader/ and CMakeLists.txt)",
+                      hint.string()));
     return course{fs::absolute(hint).lexically_normal()};
   }
   for (fs::path p = fs::absolute(start); !p.empty(); p = p.parent_path()) {

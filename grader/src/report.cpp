@@ -100,7 +100,8 @@ void unit_report::add_veto(const std::string& id, const std::string& veto_title,
   for (auto& v : vetoes)
     if (v.id == id) {
       const auto reasons = split_reasons(v.reason);
-      if (std::find(reasons.begin(), reasons.end(), reason) == reasons.end()) v.reason += "; " + reason;
+      if (std::find(reasons.begin(), reasons.end(), reason) == reasons.end())
+        v.reason += "; " + reason;
       return;
     }
   vetoes.push_back({id, veto_title, reason});

@@ -125,7 +125,8 @@ run_result run_process(const std::vector<std::string>& argv, const run_options& 
     close(fds[0]);
     waitpid(pid, nullptr, 0);
     r.spawn_failed = true;
-    r.output = failure[0] == 1 ? fmt::format("cannot enter {}: {}", options.cwd.string(), std::strerror(failure[1]))
+    r.output = failure[0] == 1 ? fmt::format("cannot enter {}: {}", options.cwd.string(),
+                                             std::strerror(failure[1]))
                                : fmt::format("{}: {}", argv[0], std::strerror(failure[1]));
     return r;
   }
@@ -151,7 +152,8 @@ run_result run_process(const std::vector<std::string>& argv, const run_options& 
     }
   };
   while (!exited) {
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - clock::now());
+    const auto left =
+        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - clock::now());
     if (left.count() <= 0) {
       r.timed_out = true;
       break;

@@ -29,8 +29,9 @@ std::string grouped(uint64_t n) {  // 4194304 -> 4,194,304
 
 std::string who() {
   const uint3 t = thread_idx, b = block_idx;
-  return "by thread (" + std::to_string(t.x) + "," + std::to_string(t.y) + "," + std::to_string(t.z) +
-         ") in block (" + std::to_string(b.x) + "," + std::to_string(b.y) + "," + std::to_string(b.z) + ")";
+  return "by thread (" + std::to_string(t.x) + "," + std::to_string(t.y) + "," +
+         std::to_string(t.z) + ") in block (" + std::to_string(b.x) + "," + std::to_string(b.y) +
+         "," + std::to_string(b.z) + ")";
 }
 
 [[noreturn]] void invalid(const char* space, uintptr_t a, unsigned size, bool write, const void* pc,
@@ -38,9 +39,10 @@ std::string who() {
   // The linker may pick a kernel file's instrumented copy of inline library code
   // (std::string's, say) for the emulator too: stop tracking before formatting.
   emu.in_kernel = false;
-  abort_thread(abort_reason::memcheck, std::string("Invalid ") + space + (write ? " write" : " read") + " of size " +
-                                           std::to_string(size) + " bytes\n    at " + location(pc) + "\n    " + who() +
-                                           "\n    " + why);
+  abort_thread(abort_reason::memcheck, std::string("Invalid ") + space +
+                                           (write ? " write" : " read") + " of size " +
+                                           std::to_string(size) + " bytes\n    at " + location(pc) +
+                                           "\n    " + who() + "\n    " + why);
 }
 
 [[noreturn]] void bad_global(uintptr_t a, unsigned size, bool write, const void* pc) {
@@ -48,17 +50,18 @@ std::string who() {
   const allocation* al = find_allocation(a);
   std::string why = "Access to " + hex(a) + " is out of bounds";
   if (al && !al->live && a >= al->base && a < al->base + al->size) {
-    why = "Access to " + hex(a) + " is inside an allocation already freed by cudaFree, at " + hex(al->base) +
-          " of size " + grouped(al->size) + " bytes";
+    why = "Access to " + hex(a) + " is inside an allocation already freed by cudaFree, at " +
+          hex(al->base) + " of size " + grouped(al->size) + " bytes";
   } else if (al && a >= al->base + al->size) {
-    why += "\n    and is " + grouped(a - (al->base + al->size) + 1) + " bytes after the nearest allocation at " +
-           hex(al->base) + " of size " + grouped(al->size) + " bytes";
+    why += "\n    and is " + grouped(a - (al->base + al->size) + 1) +
+           " bytes after the nearest allocation at " + hex(al->base) + " of size " +
+           grouped(al->size) + " bytes";
   } else if (al && a < al->base) {
-    why += "\n    and is " + grouped(al->base - a) + " bytes before the nearest allocation at " + hex(al->base) +
-           " of size " + grouped(al->size) + " bytes";
+    why += "\n    and is " + grouped(al->base - a) + " bytes before the nearest allocation at " +
+           hex(al->base) + " of size " + grouped(al->size) + " bytes";
   } else if (al) {  // starts inside, runs past the end
-    why += "\n    and runs past the end of the allocation at " + hex(al->base) + " of size " + grouped(al->size) +
-           " bytes";
+    why += "\n    and runs past the end of the allocation at " + hex(al->base) + " of size " +
+           grouped(al->size) + " bytes";
   }
   invalid("__global__", a, size, write, pc, why);
 }
@@ -85,7 +88,8 @@ void tick() {
   if ((++emu.ticks & 0xFFF) == 0) check_deadline();
 }
 
-void note_race(const void* first_pc, int first_kind, const void* second_pc, int second_kind, uint64_t bytes) {
+void note_race(const void* first_pc, int first_kind, const void* second_pc, int second_kind,
+               uint64_t bytes) {
   // One entry per pair of instructions, the write first, as racecheck prints them.
   if (first_kind != 1 && second_kind == 1) {
     std::swap(first_pc, second_pc);
@@ -103,7 +107,8 @@ void race_check(uintptr_t a, unsigned size, bool write, const void* pc, const th
     const bool written = s.write_epoch == emu.epoch && s.writer != tid;
     if (write) {
       if (written) note_race(s.write_pc, 1, pc, 1, bytes);
-      if (s.read_epoch == emu.epoch && (s.reader != tid || s.many_readers)) note_race(s.read_pc, 0, pc, 1, bytes);
+      if (s.read_epoch == emu.epoch && (s.reader != tid || s.many_readers))
+        note_race(s.read_pc, 0, pc, 1, bytes);
       s.writer = tid;
       s.write_epoch = emu.epoch;
       s.write_pc = pc;
@@ -128,7 +133,8 @@ void static_write_warning(uintptr_t a, const void* pc) {
   emu.warned_static = true;
   emit(report_kind::warning,
        "Warning: a kernel wrote static data at " + hex(a) + "\n    at " + location(pc) +
-           "\n    If this is a __shared__ array declared inside a template kernel, the emulator cannot see it"
+           "\n    If this is a __shared__ array declared inside a template kernel, the emulator "
+           "cannot see it"
            "\n    (no poisoning, no race checks): declare it outside the template.");
   emu.in_kernel = true;
 }
@@ -140,7 +146,8 @@ inline void on_access(const void* address, unsigned size, bool write, const void
   if (a - emu.shared_lo < emu.shared_size) {
     if (a + size > emu.shared_lo + emu.shared_size) {
       emu.in_kernel = false;  // see invalid()
-      invalid("__shared__", a, size, write, pc, "Access to " + hex(a) + " runs past the end of shared memory");
+      invalid("__shared__", a, size, write, pc,
+              "Access to " + hex(a) + " runs past the end of shared memory");
     }
     write ? ++th->shared_writes : ++th->shared_reads;
     add_to_group(th, pc, write ? access_kind::shared_store : access_kind::shared_load, a, size);
@@ -161,7 +168,7 @@ inline void on_access(const void* address, unsigned size, bool write, const void
     return;
   }
   if (a - emu.stacks_lo < emu.stacks_size) return;  // the thread's own locals
-  if (a - emu.static_lo < emu.static_size) {  // __device__ variables, the built-in indices
+  if (a - emu.static_lo < emu.static_size) {        // __device__ variables, the built-in indices
     if (write && !emu.warned_static) static_write_warning(a, pc);
     return;
   }
@@ -202,7 +209,8 @@ void account(const request_group& g, launch_counters& c) {
   }
   // Shared: 32 banks of 4-byte words; a wavefront serves at most one word per bank.
   for (int i = 0; i < g.n; ++i)
-    for (uintptr_t w = g.address[i] >> 2; w <= (g.address[i] + g.size - 1) >> 2 && k < 128; ++w) keys[k++] = w;
+    for (uintptr_t w = g.address[i] >> 2; w <= (g.address[i] + g.size - 1) >> 2 && k < 128; ++w)
+      keys[k++] = w;
   std::sort(keys, keys + k);
   k = static_cast<int>(std::unique(keys, keys + k) - keys);
   uint32_t per_bank[32] = {};
@@ -228,7 +236,8 @@ void flush_groups() {
     if (w.groups.empty()) continue;
     for (const auto& g : w.groups) account(g, c);
     w.groups.clear();
-    for (size_t t = i * 32; t < std::min(emu.threads.size(), i * 32 + 32); ++t) emu.threads[t].cursor = 0;
+    for (size_t t = i * 32; t < std::min(emu.threads.size(), i * 32 + 32); ++t)
+      emu.threads[t].cursor = 0;
   }
 }
 
@@ -239,7 +248,8 @@ void note_atomic(const void* address, unsigned size, const void* pc) {
   if (a - emu.arena_lo >= emu.arena_size && a - emu.shared_lo >= emu.shared_size &&
       a - emu.stacks_lo >= emu.stacks_size && a - emu.static_lo >= emu.static_size) {
     emu.in_kernel = false;  // see invalid()
-    invalid("__global__", a, size, true, pc, "Access to " + hex(a) + " is not device memory: a host pointer?");
+    invalid("__global__", a, size, true, pc,
+            "Access to " + hex(a) + " is not device memory: a host pointer?");
   }
 }
 
@@ -248,13 +258,16 @@ void finish_races() {
     const auto& [first_pc, second_pc, first_kind, second_kind] = key;
     race r;
     r.first = std::string(first_kind == 1 ? "Write" : "Read") + " access at " + location(first_pc);
-    r.second = std::string(second_kind == 1 ? "Write" : "Read") + " access at " + location(second_pc);
+    r.second =
+        std::string(second_kind == 1 ? "Write" : "Read") + " access at " + location(second_pc);
     r.hazards = bytes;
     if (emu.record) {
       emu.record->races.push_back(r);
       if (g_options.print_reports)
-        std::fprintf(stderr, "========= Error: Race reported between %s\n=========     and %s [%llu hazards]\n",
-                     r.first.c_str(), r.second.c_str(), static_cast<unsigned long long>(r.hazards));
+        std::fprintf(
+            stderr,
+            "========= Error: Race reported between %s\n=========     and %s [%llu hazards]\n",
+            r.first.c_str(), r.second.c_str(), static_cast<unsigned long long>(r.hazards));
     }
   }
   emu.races.clear();
@@ -264,8 +277,10 @@ void finish_races() {
 
 // ---- the instrumentation's entry points ------------------------------------
 using cuda_emu::detail::on_access;
-#define CUDA_EMU_HOOK(name, size, write) \
-  extern "C" void name(void* a) { on_access(a, size, write, __builtin_return_address(0)); }
+#define CUDA_EMU_HOOK(name, size, write)                    \
+  extern "C" void name(void* a) {                           \
+    on_access(a, size, write, __builtin_return_address(0)); \
+  }
 CUDA_EMU_HOOK(__tsan_read1, 1, false)
 CUDA_EMU_HOOK(__tsan_read2, 2, false)
 CUDA_EMU_HOOK(__tsan_read4, 4, false)
@@ -301,46 +316,57 @@ void __tsan_func_exit() {}
 void __tsan_vptr_update(void**, void*) {}
 void __tsan_vptr_read(void**) {}
 void __tsan_read_range(void* a, unsigned long size) {
-  if (size) on_access(a, static_cast<unsigned>(std::min(size, 16ul)), false, __builtin_return_address(0));
+  if (size)
+    on_access(a, static_cast<unsigned>(std::min(size, 16ul)), false, __builtin_return_address(0));
 }
 void __tsan_write_range(void* a, unsigned long size) {
-  if (size) on_access(a, static_cast<unsigned>(std::min(size, 16ul)), true, __builtin_return_address(0));
+  if (size)
+    on_access(a, static_cast<unsigned>(std::min(size, 16ul)), true, __builtin_return_address(0));
 }
-void __tsan_atomic_thread_fence(int) { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
-void __tsan_atomic_signal_fence(int) { __atomic_signal_fence(__ATOMIC_SEQ_CST); }
+void __tsan_atomic_thread_fence(int) {
+  __atomic_thread_fence(__ATOMIC_SEQ_CST);
+}
+void __tsan_atomic_signal_fence(int) {
+  __atomic_signal_fence(__ATOMIC_SEQ_CST);
+}
 }
 
 // std::atomic in a kernel file's host code (say, from <iostream>) compiles to these.
-#define CUDA_EMU_ATOMICS(bits, T)                                                                                \
-  extern "C" T __tsan_atomic##bits##_load(const volatile T* a, int) { return __atomic_load_n(a, __ATOMIC_SEQ_CST); } \
-  extern "C" void __tsan_atomic##bits##_store(volatile T* a, T v, int) { __atomic_store_n(a, v, __ATOMIC_SEQ_CST); } \
-  extern "C" T __tsan_atomic##bits##_exchange(volatile T* a, T v, int) {                                        \
-    return __atomic_exchange_n(a, v, __ATOMIC_SEQ_CST);                                                         \
-  }                                                                                                             \
-  extern "C" T __tsan_atomic##bits##_fetch_add(volatile T* a, T v, int) {                                       \
-    return __atomic_fetch_add(a, v, __ATOMIC_SEQ_CST);                                                          \
-  }                                                                                                             \
-  extern "C" T __tsan_atomic##bits##_fetch_sub(volatile T* a, T v, int) {                                       \
-    return __atomic_fetch_sub(a, v, __ATOMIC_SEQ_CST);                                                          \
-  }                                                                                                             \
-  extern "C" T __tsan_atomic##bits##_fetch_and(volatile T* a, T v, int) {                                       \
-    return __atomic_fetch_and(a, v, __ATOMIC_SEQ_CST);                                                          \
-  }                                                                                                             \
-  extern "C" T __tsan_atomic##bits##_fetch_or(volatile T* a, T v, int) {                                        \
-    return __atomic_fetch_or(a, v, __ATOMIC_SEQ_CST);                                                           \
-  }                                                                                                             \
-  extern "C" T __tsan_atomic##bits##_fetch_xor(volatile T* a, T v, int) {                                       \
-    return __atomic_fetch_xor(a, v, __ATOMIC_SEQ_CST);                                                          \
-  }                                                                                                             \
-  extern "C" int __tsan_atomic##bits##_compare_exchange_strong(volatile T* a, T* c, T v, int, int) {            \
-    return __atomic_compare_exchange_n(a, c, v, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);                     \
-  }                                                                                                             \
-  extern "C" int __tsan_atomic##bits##_compare_exchange_weak(volatile T* a, T* c, T v, int, int) {              \
-    return __atomic_compare_exchange_n(a, c, v, true, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);                      \
-  }                                                                                                             \
-  extern "C" T __tsan_atomic##bits##_compare_exchange_val(volatile T* a, T c, T v, int, int) {                  \
-    __atomic_compare_exchange_n(a, &c, v, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);                           \
-    return c;                                                                                                   \
+#define CUDA_EMU_ATOMICS(bits, T)                                                                  \
+  extern "C" T __tsan_atomic##bits##_load(const volatile T* a, int) {                              \
+    return __atomic_load_n(a, __ATOMIC_SEQ_CST);                                                   \
+  }                                                                                                \
+  extern "C" void __tsan_atomic##bits##_store(volatile T* a, T v, int) {                           \
+    __atomic_store_n(a, v, __ATOMIC_SEQ_CST);                                                      \
+  }                                                                                                \
+  extern "C" T __tsan_atomic##bits##_exchange(volatile T* a, T v, int) {                           \
+    return __atomic_exchange_n(a, v, __ATOMIC_SEQ_CST);                                            \
+  }                                                                                                \
+  extern "C" T __tsan_atomic##bits##_fetch_add(volatile T* a, T v, int) {                          \
+    return __atomic_fetch_add(a, v, __ATOMIC_SEQ_CST);                                             \
+  }                                                                                                \
+  extern "C" T __tsan_atomic##bits##_fetch_sub(volatile T* a, T v, int) {                          \
+    return __atomic_fetch_sub(a, v, __ATOMIC_SEQ_CST);                                             \
+  }                                                                                                \
+  extern "C" T __tsan_atomic##bits##_fetch_and(volatile T* a, T v, int) {                          \
+    return __atomic_fetch_and(a, v, __ATOMIC_SEQ_CST);                                             \
+  }                                                                                                \
+  extern "C" T __tsan_atomic##bits##_fetch_or(volatile T* a, T v, int) {                           \
+    return __atomic_fetch_or(a, v, __ATOMIC_SEQ_CST);                                              \
+  }                                                                                                \
+  extern "C" T __tsan_atomic##bits##_fetch_xor(volatile T* a, T v, int) {                          \
+    return __atomic_fetch_xor(a, v, __ATOMIC_SEQ_CST);                                             \
+  }                                                                                                \
+  extern "C" int __tsan_atomic##bits##_compare_exchange_strong(volatile T* a, T* c, T v, int,      \
+                                                               int) {                              \
+    return __atomic_compare_exchange_n(a, c, v, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);        \
+  }                                                                                                \
+  extern "C" int __tsan_atomic##bits##_compare_exchange_weak(volatile T* a, T* c, T v, int, int) { \
+    return __atomic_compare_exchange_n(a, c, v, true, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);         \
+  }                                                                                                \
+  extern "C" T __tsan_atomic##bits##_compare_exchange_val(volatile T* a, T c, T v, int, int) {     \
+    __atomic_compare_exchange_n(a, &c, v, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);              \
+    return c;                                                                                      \
   }
 CUDA_EMU_ATOMICS(8, unsigned char)
 CUDA_EMU_ATOMICS(16, unsigned short)

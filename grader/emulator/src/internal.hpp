@@ -125,11 +125,11 @@ void check_deadline();
 
 // Memory.
 void init_memory();
-const allocation* find_allocation(uintptr_t address);  // nearest by base, or null
+const allocation* find_allocation(uintptr_t address);          // nearest by base, or null
 const allocation* containing(uintptr_t address, size_t size);  // live allocation holding it
 
 // Counters and reports.
-void flush_groups();  // turns finished request groups into counters
+void flush_groups();                   // turns finished request groups into counters
 std::string location(const void* pc);  // "kernel+0x1c in file.cu:5", via addr2line
 void emit(report_kind kind, const std::string& text);
 void finish_races();

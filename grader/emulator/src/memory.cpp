@@ -15,7 +15,9 @@ namespace {
 constexpr size_t kAlign = 256;    // cudaMalloc's alignment
 constexpr size_t kRedZone = 512;  // unallocated bytes before each allocation
 
-void api_error(const std::string& text) { emit(report_kind::config, text); }
+void api_error(const std::string& text) {
+  emit(report_kind::config, text);
+}
 
 bool is_device(const void* p) {
   const uintptr_t a = reinterpret_cast<uintptr_t>(p);
@@ -28,7 +30,8 @@ void init_memory() {
   if (emu.arena_lo) return;
   // Reserve as much address space as the system grants (no memory is committed).
   for (size_t size = size_t{64} << 30; size >= (size_t{256} << 20); size /= 2) {
-    void* p = mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    void* p = mmap(nullptr, size, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (p != MAP_FAILED) {
       emu.arena_lo = reinterpret_cast<uintptr_t>(p);
       emu.arena_size = size;
@@ -41,7 +44,8 @@ void init_memory() {
 const allocation* find_allocation(uintptr_t a) {
   const auto& all = emu.allocations;
   if (all.empty()) return nullptr;
-  auto it = std::upper_bound(all.begin(), all.end(), a, [](uintptr_t x, const allocation& al) { return x < al.base; });
+  auto it = std::upper_bound(all.begin(), all.end(), a,
+                             [](uintptr_t x, const allocation& al) { return x < al.base; });
   const allocation* after = it == all.end() ? nullptr : &*it;
   const allocation* before = it == all.begin() ? nullptr : &*(it - 1);
   if (!before) return after;
@@ -51,7 +55,8 @@ const allocation* find_allocation(uintptr_t a) {
 
 const allocation* containing(uintptr_t a, size_t size) {
   const auto& all = emu.allocations;
-  auto it = std::upper_bound(all.begin(), all.end(), a, [](uintptr_t x, const allocation& al) { return x < al.base; });
+  auto it = std::upper_bound(all.begin(), all.end(), a,
+                             [](uintptr_t x, const allocation& al) { return x < al.base; });
   if (it == all.begin()) return nullptr;
   const allocation& al = *(it - 1);
   return al.live && a + size <= al.base + al.size ? &al : nullptr;
@@ -85,10 +90,12 @@ cudaError_t cudaFree(void* ptr) {
   if (!ptr) return cudaSuccess;
   const uintptr_t a = reinterpret_cast<uintptr_t>(ptr);
   auto& all = emu.allocations;
-  auto it = std::lower_bound(all.begin(), all.end(), a, [](const allocation& al, uintptr_t x) { return al.base < x; });
+  auto it = std::lower_bound(all.begin(), all.end(), a,
+                             [](const allocation& al, uintptr_t x) { return al.base < x; });
   if (it == all.end() || it->base != a || !it->live) {
-    api_error(it != all.end() && it->base == a ? "cudaFree: the pointer was already freed"
-                                               : "cudaFree: the pointer is not the start of a device allocation");
+    api_error(it != all.end() && it->base == a
+                  ? "cudaFree: the pointer was already freed"
+                  : "cudaFree: the pointer is not the start of a device allocation");
     emu.last_error = cudaErrorInvalidValue;
     return cudaErrorInvalidValue;
   }
@@ -120,8 +127,9 @@ cudaError_t cudaMemcpy(void* dst, const void* src, size_t bytes, cudaMemcpyKind 
       return false;
     }
     if (!device && is_device(p)) {
-      api_error(std::string("cudaMemcpy: the ") + which +
-                " pointer is device memory, but the copy kind says host (check the cudaMemcpyKind)");
+      api_error(
+          std::string("cudaMemcpy: the ") + which +
+          " pointer is device memory, but the copy kind says host (check the cudaMemcpyKind)");
       return false;
     }
     return true;
@@ -137,7 +145,8 @@ cudaError_t cudaMemcpy(void* dst, const void* src, size_t bytes, cudaMemcpyKind 
 cudaError_t cudaMemset(void* ptr, int value, size_t bytes) {
   if (emu.sticky_error != cudaSuccess) return emu.sticky_error;
   if (bytes && !containing(reinterpret_cast<uintptr_t>(ptr), bytes)) {
-    api_error("cudaMemset: the range of " + std::to_string(bytes) + " bytes is not inside one live device allocation");
+    api_error("cudaMemset: the range of " + std::to_string(bytes) +
+              " bytes is not inside one live device allocation");
     emu.last_error = cudaErrorInvalidValue;
     return cudaErrorInvalidValue;
   }
@@ -145,7 +154,9 @@ cudaError_t cudaMemset(void* ptr, int value, size_t bytes) {
   return cudaSuccess;
 }
 
-cudaError_t cudaDeviceSynchronize() { return emu.sticky_error; }
+cudaError_t cudaDeviceSynchronize() {
+  return emu.sticky_error;
+}
 
 cudaError_t cudaGetLastError() {
   const cudaError_t e = emu.sticky_error != cudaSuccess ? emu.sticky_error : emu.last_error;
@@ -153,7 +164,9 @@ cudaError_t cudaGetLastError() {
   return e;
 }
 
-cudaError_t cudaPeekAtLastError() { return emu.sticky_error != cudaSuccess ? emu.sticky_error : emu.last_error; }
+cudaError_t cudaPeekAtLastError() {
+  return emu.sticky_error != cudaSuccess ? emu.sticky_error : emu.last_error;
+}
 
 cudaError_t cudaDeviceReset() {
   for (auto& al : emu.allocations)
@@ -164,36 +177,60 @@ cudaError_t cudaDeviceReset() {
 
 const char* cudaGetErrorName(cudaError_t error) {
   switch (error) {
-    case cudaSuccess: return "cudaSuccess";
-    case cudaErrorInvalidValue: return "cudaErrorInvalidValue";
-    case cudaErrorMemoryAllocation: return "cudaErrorMemoryAllocation";
-    case cudaErrorInvalidConfiguration: return "cudaErrorInvalidConfiguration";
-    case cudaErrorInvalidDevicePointer: return "cudaErrorInvalidDevicePointer";
-    case cudaErrorInvalidMemcpyDirection: return "cudaErrorInvalidMemcpyDirection";
-    case cudaErrorIllegalAddress: return "cudaErrorIllegalAddress";
-    case cudaErrorLaunchTimeout: return "cudaErrorLaunchTimeout";
-    case cudaErrorLaunchFailure: return "cudaErrorLaunchFailure";
+    case cudaSuccess:
+      return "cudaSuccess";
+    case cudaErrorInvalidValue:
+      return "cudaErrorInvalidValue";
+    case cudaErrorMemoryAllocation:
+      return "cudaErrorMemoryAllocation";
+    case cudaErrorInvalidConfiguration:
+      return "cudaErrorInvalidConfiguration";
+    case cudaErrorInvalidDevicePointer:
+      return "cudaErrorInvalidDevicePointer";
+    case cudaErrorInvalidMemcpyDirection:
+      return "cudaErrorInvalidMemcpyDirection";
+    case cudaErrorIllegalAddress:
+      return "cudaErrorIllegalAddress";
+    case cudaErrorLaunchTimeout:
+      return "cudaErrorLaunchTimeout";
+    case cudaErrorLaunchFailure:
+      return "cudaErrorLaunchFailure";
   }
   return "cudaErrorUnknown";
 }
 
 const char* cudaGetErrorString(cudaError_t error) {
   switch (error) {
-    case cudaSuccess: return "no error";
-    case cudaErrorInvalidValue: return "invalid argument";
-    case cudaErrorMemoryAllocation: return "out of memory";
-    case cudaErrorInvalidConfiguration: return "invalid configuration argument";
-    case cudaErrorInvalidDevicePointer: return "invalid device pointer";
-    case cudaErrorInvalidMemcpyDirection: return "invalid copy direction for memcpy";
-    case cudaErrorIllegalAddress: return "an illegal memory access was encountered";
-    case cudaErrorLaunchTimeout: return "the launch timed out and was terminated";
-    case cudaErrorLaunchFailure: return "unspecified launch failure";
+    case cudaSuccess:
+      return "no error";
+    case cudaErrorInvalidValue:
+      return "invalid argument";
+    case cudaErrorMemoryAllocation:
+      return "out of memory";
+    case cudaErrorInvalidConfiguration:
+      return "invalid configuration argument";
+    case cudaErrorInvalidDevicePointer:
+      return "invalid device pointer";
+    case cudaErrorInvalidMemcpyDirection:
+      return "invalid copy direction for memcpy";
+    case cudaErrorIllegalAddress:
+      return "an illegal memory access was encountered";
+    case cudaErrorLaunchTimeout:
+      return "the launch timed out and was terminated";
+    case cudaErrorLaunchFailure:
+      return "unspecified launch failure";
   }
   return "unknown error";
 }
 
 namespace cuda_emu {
-uint64_t device_bytes_in_use() { return detail::emu.bytes_in_use; }
-uint64_t peak_device_bytes() { return detail::emu.peak_bytes; }
-void reset_peak_device_bytes() { detail::emu.peak_bytes = detail::emu.bytes_in_use; }
+uint64_t device_bytes_in_use() {
+  return detail::emu.bytes_in_use;
+}
+uint64_t peak_device_bytes() {
+  return detail::emu.peak_bytes;
+}
+void reset_peak_device_bytes() {
+  detail::emu.peak_bytes = detail::emu.bytes_in_use;
+}
 }  // namespace cuda_emu

@@ -27,7 +27,9 @@ std::string location(const void* pc) {
       return n > 0 ? std::string(buf, static_cast<size_t>(n)) : std::string();
     }();
     const std::string object =
-        info.dli_fname && std::string(info.dli_fname).find(".so") != std::string::npos ? info.dli_fname : self;
+        info.dli_fname && std::string(info.dli_fname).find(".so") != std::string::npos
+            ? info.dli_fname
+            : self;
     char cmd[512];
     std::snprintf(cmd, sizeof cmd, "addr2line -C -f -e '%s' 0x%lx 2>/dev/null", object.c_str(),
                   static_cast<unsigned long>(reinterpret_cast<uintptr_t>(pc) -
@@ -56,7 +58,8 @@ void emit(report_kind kind, const std::string& text) {
   std::string line;
   bool first = true;
   while (std::getline(lines, line)) {
-    std::fprintf(stderr, "========= %s%s\n", first && kind != report_kind::config ? "" : "", line.c_str());
+    std::fprintf(stderr, "========= %s%s\n", first && kind != report_kind::config ? "" : "",
+                 line.c_str());
     first = false;
   }
 }
@@ -77,10 +80,12 @@ std::string launch_record::ncu_metrics() const {
   row("l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum", c.shared_store_wavefronts);
   row("smsp__sass_inst_executed_op_shared_ld.sum", c.shared_load_requests);
   row("smsp__sass_inst_executed_op_shared_st.sum", c.shared_store_requests);
-  const uint64_t total = c.global_load_sectors + c.global_store_sectors, excess = c.global_excessive_sectors();
+  const uint64_t total = c.global_load_sectors + c.global_store_sectors,
+                 excess = c.global_excessive_sectors();
   if (excess)
     os << "uncoalesced global accesses resulting in a total of " << excess << " excessive sectors ("
-       << (total ? (excess * 100 + total / 2) / total : 0) << "% of the total " << total << " sectors)\n";
+       << (total ? (excess * 100 + total / 2) / total : 0) << "% of the total " << total
+       << " sectors)\n";
   return os.str();
 }
 
@@ -92,8 +97,8 @@ std::string launch_record::sanitizer_text() const {
     while (std::getline(lines, line)) os << "========= " << line << '\n';
   }
   for (const auto& r : races)
-    os << "========= Error: Race reported between " << r.first << "\n=========     and " << r.second << " ["
-       << r.hazards << " hazards]\n";
+    os << "========= Error: Race reported between " << r.first << "\n=========     and " << r.second
+       << " [" << r.hazards << " hazards]\n";
   return os.str();
 }
 

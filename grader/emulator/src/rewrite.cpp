@@ -8,7 +8,9 @@
 namespace cuda_emu {
 namespace {
 
-bool ident_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+bool ident_char(char c) {
+  return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+}
 
 int line_at(std::string_view s, size_t pos) {
   int line = 1;
@@ -97,7 +99,8 @@ std::string rewrite_launches(std::string_view s) {
   for (size_t i = 0; i + 2 < s.size(); ++i) {
     if (!code[i] || s.compare(i, 3, "<<<") != 0) continue;
     const size_t start = callee_start(s, i);
-    if (start < copied || start == i) throw rewrite_error(line_at(s, i), "<<< without a kernel name before it");
+    if (start < copied || start == i)
+      throw rewrite_error(line_at(s, i), "<<< without a kernel name before it");
     const std::string callee(trim(s.substr(start, i - start)));
     if (callee.empty()) throw rewrite_error(line_at(s, i), "<<< without a kernel name before it");
     // The launch configuration runs to the first >>> at bracket depth 0.

@@ -28,8 +28,10 @@ machine emu;
 options g_options;
 
 std::string timeout_text() {
-  return "kernel " + (emu.record ? emu.record->kernel : std::string("?")) + " did not finish within its time limit of " +
-         std::to_string(g_options.time_limit.count()) + " ms (an endless loop?); the launch was stopped";
+  return "kernel " + (emu.record ? emu.record->kernel : std::string("?")) +
+         " did not finish within its time limit of " +
+         std::to_string(g_options.time_limit.count()) +
+         " ms (an endless loop?); the launch was stopped";
 }
 
 namespace {
@@ -47,11 +49,13 @@ void watchdog() {
   for (;;) {
     std::this_thread::sleep_for(milliseconds(200));
     const int64_t d = g_watch_deadline.load();
-    if (d != 0 && steady_clock::now().time_since_epoch().count() > d + duration_cast<nanoseconds>(seconds(2)).count()) {
-      std::fprintf(stderr,
-                   "cuda_emu: kernel '%s' ran past its time limit without reaching a memory access or a "
-                   "barrier (an endless loop?); exiting.\n",
-                   g_watch_kernel);
+    if (d != 0 && steady_clock::now().time_since_epoch().count() >
+                      d + duration_cast<nanoseconds>(seconds(2)).count()) {
+      std::fprintf(
+          stderr,
+          "cuda_emu: kernel '%s' ran past its time limit without reaching a memory access or a "
+          "barrier (an endless loop?); exiting.\n",
+          g_watch_kernel);
       std::fflush(stderr);
       _exit(124);
     }
@@ -64,7 +68,8 @@ void init_once() {
   done = true;
   init_memory();
   emu.shared_lo = reinterpret_cast<uintptr_t>(__start_cuda_shared);
-  emu.shared_size = __start_cuda_shared ? static_cast<size_t>(__stop_cuda_shared - __start_cuda_shared) : 0;
+  emu.shared_size =
+      __start_cuda_shared ? static_cast<size_t>(__stop_cuda_shared - __start_cuda_shared) : 0;
   emu.static_lo = reinterpret_cast<uintptr_t>(__executable_start);
   emu.static_size = static_cast<size_t>(_end - __executable_start);
   emu.stack_slot = kStackSlot;
@@ -104,14 +109,20 @@ void resume(thread& th) {
   th.fiber = t.fctx;
 }
 
-std::string thread_text(const uint3& t) { return "(" + std::to_string(t.x) + "," + std::to_string(t.y) + "," + std::to_string(t.z) + ")"; }
-std::string block_text() { return thread_text(block_idx); }
+std::string thread_text(const uint3& t) {
+  return "(" + std::to_string(t.x) + "," + std::to_string(t.y) + "," + std::to_string(t.z) + ")";
+}
+std::string block_text() {
+  return thread_text(block_idx);
+}
 
 uint32_t expected_lanes(const warp_state& w, uint32_t warp) {
   uint32_t n = 0;
   for (uint32_t lane = 0; lane < 32; ++lane) {
     const uint32_t t = warp * 32 + lane;
-    if ((w.mask >> lane & 1u) && t < emu.threads.size() && emu.threads[t].state != thread_state::finished) ++n;
+    if ((w.mask >> lane & 1u) && t < emu.threads.size() &&
+        emu.threads[t].state != thread_state::finished)
+      ++n;
   }
   return n;
 }
@@ -121,18 +132,31 @@ void resolve(warp_state& w, uint32_t warp) {
   const int width = w.width > 0 && w.width <= 32 ? w.width : 32;
   uint32_t ballot_bits = 0;
   for (uint32_t lane = 0; lane < 32; ++lane)
-    if ((w.arrived_mask >> lane & 1u) && emu.threads[warp * 32 + lane].warp_value) ballot_bits |= 1u << lane;
+    if ((w.arrived_mask >> lane & 1u) && emu.threads[warp * 32 + lane].warp_value)
+      ballot_bits |= 1u << lane;
   for (uint32_t lane = 0; lane < 32; ++lane) {
     if (!(w.arrived_mask >> lane & 1u)) continue;
     thread& th = emu.threads[warp * 32 + lane];
     const int base = static_cast<int>(lane) / width * width;
     int src = static_cast<int>(lane);
     switch (w.op) {
-      case static_cast<int>(shfl_op::idx): src = base + ((th.warp_arg % width) + width) % width; break;
-      case static_cast<int>(shfl_op::up): src = static_cast<int>(lane) - th.warp_arg; if (src < base) src = lane; break;
-      case static_cast<int>(shfl_op::down): src = static_cast<int>(lane) + th.warp_arg; if (src >= base + width) src = lane; break;
-      case static_cast<int>(shfl_op::bfly): src = static_cast<int>(lane) ^ th.warp_arg; if (src >= base + width || src < base) src = lane; break;
-      default: break;
+      case static_cast<int>(shfl_op::idx):
+        src = base + ((th.warp_arg % width) + width) % width;
+        break;
+      case static_cast<int>(shfl_op::up):
+        src = static_cast<int>(lane) - th.warp_arg;
+        if (src < base) src = lane;
+        break;
+      case static_cast<int>(shfl_op::down):
+        src = static_cast<int>(lane) + th.warp_arg;
+        if (src >= base + width) src = lane;
+        break;
+      case static_cast<int>(shfl_op::bfly):
+        src = static_cast<int>(lane) ^ th.warp_arg;
+        if (src >= base + width || src < base) src = lane;
+        break;
+      default:
+        break;
     }
     if (w.op == 10) {
       th.warp_result = ballot_bits;
@@ -152,20 +176,23 @@ uint64_t warp_rendezvous(int op, unsigned mask, uint64_t value, int arg, int wid
   if (!emu.in_kernel) return value;
   thread* th = emu.current;
   warp_state& w = emu.warps[th->warp];
-  const bool mismatch = !(mask >> th->lane & 1u) || (w.arrived > 0 && (w.op != op || w.mask != mask));
+  const bool mismatch =
+      !(mask >> th->lane & 1u) || (w.arrived > 0 && (w.op != op || w.mask != mask));
   if (mismatch) emu.in_kernel = false;  // the messages below build strings
   if (!(mask >> th->lane & 1u))
     abort_thread(abort_reason::synccheck,
-                 "Barrier error detected. Invalid arguments\n    by thread " + thread_text(th->idx) + " in block " +
-                     block_text() + ": its own lane is not in the warp-synchronous operation's mask");
+                 "Barrier error detected. Invalid arguments\n    by thread " +
+                     thread_text(th->idx) + " in block " + block_text() +
+                     ": its own lane is not in the warp-synchronous operation's mask");
   if (w.arrived == 0) {
     w.op = op;
     w.mask = mask;
     w.width = width;
   } else if (w.op != op || w.mask != mask) {
     abort_thread(abort_reason::synccheck,
-                 "Barrier error detected. Divergent thread(s) in warp\n    by thread " + thread_text(th->idx) +
-                     " in block " + block_text() + ": lanes of one warp reached different warp-synchronous operations");
+                 "Barrier error detected. Divergent thread(s) in warp\n    by thread " +
+                     thread_text(th->idx) + " in block " + block_text() +
+                     ": lanes of one warp reached different warp-synchronous operations");
   }
   th->warp_value = value;
   th->warp_arg = arg;
@@ -187,8 +214,10 @@ void fail_block(abort_reason why, const std::string& text) {
 
 // Runs one block to the end. False when the launch must stop.
 bool run_block(uint32_t n) {
-  if (emu.shared_size) std::memset(reinterpret_cast<void*>(emu.shared_lo), 0xFF, emu.shared_size);  // NaN
-  if (g_options.check_races && emu.shared_size) std::fill(emu.shadow.begin(), emu.shadow.end(), shadow_word{});
+  if (emu.shared_size)
+    std::memset(reinterpret_cast<void*>(emu.shared_lo), 0xFF, emu.shared_size);  // NaN
+  if (g_options.check_races && emu.shared_size)
+    std::fill(emu.shadow.begin(), emu.shadow.end(), shadow_word{});
   emu.epoch = 1;
   for (uint32_t t = 0; t < n; ++t) {
     thread& th = emu.threads[t];
@@ -209,10 +238,19 @@ bool run_block(uint32_t n) {
     const thread* first_waiting = nullptr;
     auto count = [&](const thread& th) {
       switch (th.state) {
-        case thread_state::finished: ++finished; break;
-        case thread_state::warp_wait: ++waiting; break;
-        case thread_state::barrier: ++at_barrier; if (!first_waiting) first_waiting = &th; break;
-        case thread_state::runnable: ++runnable; break;
+        case thread_state::finished:
+          ++finished;
+          break;
+        case thread_state::warp_wait:
+          ++waiting;
+          break;
+        case thread_state::barrier:
+          ++at_barrier;
+          if (!first_waiting) first_waiting = &th;
+          break;
+        case thread_state::runnable:
+          ++runnable;
+          break;
       }
     };
     for (thread& th : emu.threads) {
@@ -221,7 +259,8 @@ bool run_block(uint32_t n) {
         if (emu.abort != abort_reason::none) return false;
         if (th.state == thread_state::finished) {
           warp_state& w = emu.warps[th.warp];
-          if (w.arrived > 0 && static_cast<uint32_t>(w.arrived) >= expected_lanes(w, th.warp)) resolve(w, th.warp);
+          if (w.arrived > 0 && static_cast<uint32_t>(w.arrived) >= expected_lanes(w, th.warp))
+            resolve(w, th.warp);
         }
       }
       count(th);
@@ -239,20 +278,24 @@ bool run_block(uint32_t n) {
     if (finished == n) return true;
     if (runnable) continue;
     if (waiting) {
-      fail_block(abort_reason::synccheck,
-                 "Barrier error detected. Divergent thread(s) in warp\n    in block " + block_text() + ": " +
-                     std::to_string(waiting) +
-                     " lane(s) wait at a warp-synchronous operation that lanes of their mask never reach");
+      fail_block(
+          abort_reason::synccheck,
+          "Barrier error detected. Divergent thread(s) in warp\n    in block " + block_text() +
+              ": " + std::to_string(waiting) +
+              " lane(s) wait at a warp-synchronous operation that lanes of their mask never reach");
       return false;
     }
     if (finished) {
       fail_block(abort_reason::synccheck,
-                 "Barrier error detected. Divergent thread(s) in block\n    in block " + block_text() + ": " +
-                     std::to_string(finished) + " thread(s) exited while " + std::to_string(at_barrier) +
-                     " wait at __syncthreads() (first waiting: thread " + thread_text(first_waiting->idx) + ")");
+                 "Barrier error detected. Divergent thread(s) in block\n    in block " +
+                     block_text() + ": " + std::to_string(finished) + " thread(s) exited while " +
+                     std::to_string(at_barrier) +
+                     " wait at __syncthreads() (first waiting: thread " +
+                     thread_text(first_waiting->idx) + ")");
       return false;
     }
-    for (thread& th : emu.threads) th.state = thread_state::runnable;  // everyone reached the barrier
+    for (thread& th : emu.threads)
+      th.state = thread_state::runnable;  // everyone reached the barrier
     ++emu.epoch;
   }
 }
@@ -270,9 +313,9 @@ void yield_thread(thread_state new_state) {
   emu.in_kernel = false;  // no access tracking while reporting (see access.cpp, invalid())
   if (emu.abort == abort_reason::none) {
     emu.abort = why;
-    emit(why == abort_reason::memcheck    ? report_kind::memcheck
-         : why == abort_reason::timeout   ? report_kind::timeout
-                                          : report_kind::synccheck,
+    emit(why == abort_reason::memcheck  ? report_kind::memcheck
+         : why == abort_reason::timeout ? report_kind::timeout
+                                        : report_kind::synccheck,
          message);
   }
   emu.current->state = thread_state::finished;
@@ -281,14 +324,17 @@ void yield_thread(thread_state new_state) {
 }
 
 void check_deadline() {
-  if (std::chrono::steady_clock::now() > emu.deadline) abort_thread(abort_reason::timeout, timeout_text());
+  if (std::chrono::steady_clock::now() > emu.deadline)
+    abort_thread(abort_reason::timeout, timeout_text());
 }
 
 uint64_t shuffle(shfl_op op, unsigned mask, uint64_t value, int lane_arg, int width) {
   return warp_rendezvous(static_cast<int>(op), mask, value, lane_arg, width);
 }
 
-void syncwarp(unsigned mask) { warp_rendezvous(11, mask, 0, 0, 32); }
+void syncwarp(unsigned mask) {
+  warp_rendezvous(11, mask, 0, 0, 32);
+}
 
 unsigned ballot(unsigned mask, bool predicate) {
   return static_cast<unsigned>(warp_rendezvous(10, mask, predicate ? 1 : 0, 0, 32));
@@ -310,17 +356,18 @@ void launch(const launch_config& config, const char* name, void (*entry)(void*),
 
   const uint64_t n = uint64_t{config.block.x} * config.block.y * config.block.z;
   const bool bad_block = n == 0 || n > kMaxThreads || config.block.z > 64;
-  const bool bad_grid = config.grid.x == 0 || config.grid.y == 0 || config.grid.z == 0 || config.grid.y > 65535 ||
-                        config.grid.z > 65535;
+  const bool bad_grid = config.grid.x == 0 || config.grid.y == 0 || config.grid.z == 0 ||
+                        config.grid.y > 65535 || config.grid.z > 65535;
   if (emu.sticky_error != cudaSuccess) {
     rec.error = emu.sticky_error;
   } else if (bad_block || bad_grid || config.shared_bytes > 0) {
     rec.error = cudaErrorInvalidConfiguration;
-    emit(report_kind::config,
-         config.shared_bytes > 0
-             ? "launch of " + rec.kernel + ": dynamic shared memory is not supported by the emulator"
-             : "launch of " + rec.kernel + ": invalid configuration (block of " + std::to_string(n) +
-                   " threads, at most 1024; grid dimensions at least 1)");
+    emit(
+        report_kind::config,
+        config.shared_bytes > 0
+            ? "launch of " + rec.kernel + ": dynamic shared memory is not supported by the emulator"
+            : "launch of " + rec.kernel + ": invalid configuration (block of " + std::to_string(n) +
+                  " threads, at most 1024; grid dimensions at least 1)");
     emu.last_error = rec.error;
   } else {
     emu.threads.assign(n, thread{});
@@ -330,7 +377,8 @@ void launch(const launch_config& config, const char* name, void (*entry)(void*),
       th.linear = t;
       th.lane = t % 32;
       th.warp = t / 32;
-      th.idx = {t % config.block.x, t / config.block.x % config.block.y, t / (config.block.x * config.block.y)};
+      th.idx = {t % config.block.x, t / config.block.x % config.block.y,
+                t / (config.block.x * config.block.y)};
     }
     if (g_options.check_races) emu.shadow.assign(emu.shared_size / 4 + 1, shadow_word{});
     grid_dim = config.grid;
@@ -357,11 +405,20 @@ void launch(const launch_config& config, const char* name, void (*entry)(void*),
     g_watch_deadline = 0;
     finish_races();
     switch (emu.abort) {
-      case abort_reason::none: break;
-      case abort_reason::memcheck: rec.error = emu.sticky_error = cudaErrorIllegalAddress; break;
-      case abort_reason::timeout: rec.error = emu.sticky_error = cudaErrorLaunchTimeout; break;
-      case abort_reason::synccheck: rec.error = emu.sticky_error = cudaErrorLaunchFailure; break;
-      case abort_reason::exception: rec.error = emu.last_error = cudaErrorLaunchFailure; break;
+      case abort_reason::none:
+        break;
+      case abort_reason::memcheck:
+        rec.error = emu.sticky_error = cudaErrorIllegalAddress;
+        break;
+      case abort_reason::timeout:
+        rec.error = emu.sticky_error = cudaErrorLaunchTimeout;
+        break;
+      case abort_reason::synccheck:
+        rec.error = emu.sticky_error = cudaErrorLaunchFailure;
+        break;
+      case abort_reason::exception:
+        rec.error = emu.last_error = cudaErrorLaunchFailure;
+        break;
     }
   }
   rec.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -381,14 +438,21 @@ void __syncthreads() {
   if (emu.in_kernel) yield_thread(thread_state::barrier);
 }
 
-void __syncwarp(unsigned mask) { cuda_emu::detail::syncwarp(mask); }
+void __syncwarp(unsigned mask) {
+  cuda_emu::detail::syncwarp(mask);
+}
 
 namespace cuda_emu {
 
-options& settings() { return detail::g_options; }
-const std::vector<launch_record>& launches() { return detail::emu.launches; }
+options& settings() {
+  return detail::g_options;
+}
+const std::vector<launch_record>& launches() {
+  return detail::emu.launches;
+}
 const launch_record& last_launch() {
-  if (detail::emu.launches.empty()) throw std::logic_error("cuda_emu::last_launch: no kernel was launched");
+  if (detail::emu.launches.empty())
+    throw std::logic_error("cuda_emu::last_launch: no kernel was launched");
   return detail::emu.launches.back();
 }
 void reset() {

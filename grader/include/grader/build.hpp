@@ -44,7 +44,8 @@ class grading_tree {
   // a compile error in one exercise leaves the others gradable.
   // Throws cannot_grade when cmake or the compiler is missing or configuring fails.
   build_outcome build(const std::map<std::string, std::filesystem::path>& files,
-                      std::chrono::seconds timeout, const std::vector<std::string>& extra_targets = {});
+                      std::chrono::seconds timeout,
+                      const std::vector<std::string>& extra_targets = {});
 
  private:
   const course& course_;

@@ -51,13 +51,14 @@ struct tag_job {
 };
 
 // Runs the jobs (one process each), up to `parallel` at once; results in job order.
-std::vector<tag_run> run_jobs(const std::vector<tag_job>& jobs, unsigned seed, std::chrono::milliseconds timeout,
-                              unsigned parallel);
+std::vector<tag_run> run_jobs(const std::vector<tag_job>& jobs, unsigned seed,
+                              std::chrono::milliseconds timeout, unsigned parallel);
 
 // Runs several tags of one binary at once. `counts` gives the number of tests per
 // tag (list_tags), when known.
-std::vector<tag_run> run_tags(const std::filesystem::path& binary, const std::vector<std::string>& tags,
-                              unsigned seed, std::chrono::milliseconds timeout, unsigned jobs,
+std::vector<tag_run> run_tags(const std::filesystem::path& binary,
+                              const std::vector<std::string>& tags, unsigned seed,
+                              std::chrono::milliseconds timeout, unsigned jobs,
                               const std::map<std::string, int>& counts = {});
 
 // The tags the binary's tests carry, e.g. "[code.update]", with their test counts.
@@ -66,11 +67,13 @@ std::map<std::string, int> list_tags(const std::filesystem::path& binary);
 // A test binary's results, reused while the binary is unchanged (like Go's test
 // cache): the fingerprint is the binary's size and modification time.
 std::string binary_fingerprint(const std::filesystem::path& binary);
-void save_cached_runs(const std::filesystem::path& file, const std::string& fingerprint, unsigned seed,
-                      const std::vector<tag_run>& runs);
+void save_cached_runs(const std::filesystem::path& file, const std::string& fingerprint,
+                      unsigned seed, const std::vector<tag_run>& runs);
 // The cached runs for `tags`, or nothing when the cache is stale or lacks one.
-std::map<std::string, tag_run> load_cached_runs(const std::filesystem::path& file, const std::string& fingerprint,
-                                                const std::vector<std::string>& tags, unsigned* seed);
+std::map<std::string, tag_run> load_cached_runs(const std::filesystem::path& file,
+                                                const std::string& fingerprint,
+                                                const std::vector<std::string>& tags,
+                                                unsigned* seed);
 
 // Parses the reporter's JSON lines; skips anything that is not a well-formed record.
 std::vector<test_record> parse_records(const std::string& output);

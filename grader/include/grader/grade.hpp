@@ -30,8 +30,8 @@ struct grade_request {
 // empty). Files missing from `dir` come from `fallback` when given (a mutant holds
 // only what it changes); otherwise a missing file throws cannot_grade.
 std::map<std::string, std::filesystem::path> submission_files(
-    const manifest& m, const std::filesystem::path& dir,
-    const std::filesystem::path& fallback = {}, const std::string& unit = {});
+    const manifest& m, const std::filesystem::path& dir, const std::filesystem::path& fallback = {},
+    const std::string& unit = {});
 
 report grade(const course& c, const manifest& m, const grade_request& request);
 

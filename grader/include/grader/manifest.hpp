@@ -22,7 +22,7 @@ struct exercise {
   std::string file;  // name inside exercises/<lesson>/ and solutions/<lesson>/
   std::string kind;  // "cpp" or "cu" (compiled with the lesson's tests), or "answers" (markdown)
   bool is_code() const { return kind == "cpp" || kind == "cu"; }
-  std::string key;   // answers only: the answer key's name inside solutions/<lesson>/
+  std::string key;  // answers only: the answer key's name inside solutions/<lesson>/
   text title;
   std::vector<std::string> hints_zh, hints_en;
 };

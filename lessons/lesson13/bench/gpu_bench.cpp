@@ -94,14 +94,16 @@ void bench_matmul(int n, int repeats) {
   cublasSetMathMode(handle, CUBLAS_DEFAULT_MATH);  // plain fp32, no TF32
   const float one = 1.0f, zero = 0.0f;
   // Row-major C = A B is column-major C^T = B^T A^T.
-  auto cublas = [&] { cublasSgemm(handle, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &one, B, n, A, n, &zero, C_ref, n); };
+  auto cublas = [&] {
+    cublasSgemm(handle, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &one, B, n, A, n, &zero, C_ref, n);
+  };
   cublas();
   cudaDeviceSynchronize();
   const auto want = download(C_ref, elems);
   const double flops = 2.0 * n * n * n;
   const double cublas_ms = time_ms(cublas, 2, repeats);
-  std::printf("{\"kernel\": \"cublas_sgemm\", \"n\": %d, \"ms\": %.4f, \"tflops\": %.3f}\n", n, cublas_ms,
-              flops / cublas_ms / 1e9);
+  std::printf("{\"kernel\": \"cublas_sgemm\", \"n\": %d, \"ms\": %.4f, \"tflops\": %.3f}\n", n,
+              cublas_ms, flops / cublas_ms / 1e9);
   struct entry {
     const char* name;
     void (*fn)(const float*, const float*, float*, int, int, int);
@@ -116,10 +118,11 @@ void bench_matmul(int n, int repeats) {
     const double err = relative_error(download(C, elems), want);
     const double ms = err <= 1e-4 ? time_ms([&] { k.fn(A, B, C, n, n, n); }, 2, repeats) : -1;
     std::printf(
-        "{\"kernel\": \"%s\", \"n\": %d, \"valid\": %s, \"relative_error\": %.2e, \"ms\": %.4f, \"tflops\": %.3f, "
+        "{\"kernel\": \"%s\", \"n\": %d, \"valid\": %s, \"relative_error\": %.2e, \"ms\": %.4f, "
+        "\"tflops\": %.3f, "
         "\"baseline\": \"cublas_sgemm\", \"baseline_ms\": %.4f, \"percent_of_baseline\": %.1f}\n",
-        k.name, n, err <= 1e-4 ? "true" : "false", err, ms, ms > 0 ? flops / ms / 1e9 : 0.0, cublas_ms,
-        ms > 0 ? 100.0 * cublas_ms / ms : 0.0);
+        k.name, n, err <= 1e-4 ? "true" : "false", err, ms, ms > 0 ? flops / ms / 1e9 : 0.0,
+        cublas_ms, ms > 0 ? 100.0 * cublas_ms / ms : 0.0);
     std::fflush(stdout);
   }
   cublasDestroy(handle);
@@ -149,18 +152,25 @@ void bench_attention(int n, int d, int repeats) {
     }
     cudaFree(S);
   }
-  std::printf("{\"kernel\": \"attention_naive\", \"n\": %d, \"d\": %d, \"s_bytes\": %zu, \"fits\": %s, \"ms\": %.4f}\n",
-              n, d, s_bytes, naive_fits ? "true" : "false", naive_ms);
+  std::printf(
+      "{\"kernel\": \"attention_naive\", \"n\": %d, \"d\": %d, \"s_bytes\": %zu, \"fits\": %s, "
+      "\"ms\": %.4f}\n",
+      n, d, s_bytes, naive_fits ? "true" : "false", naive_ms);
   cudaMemset(O, 0xFF, elems * sizeof(float));
   const bool launched = lesson13::flash_attention_forward(Q, K, V, O, n, d);
   if (launched && check(cudaDeviceSynchronize(), "flash_attention_forward")) {
     const double err = want.empty() ? -1 : relative_error(download(O, elems), want);
     const bool valid = want.empty() ? std::isfinite(download(O, 1)[0]) : err <= 1e-4;
-    const double ms = valid ? time_ms([&] { lesson13::flash_attention_forward(Q, K, V, O, n, d); }, 1, repeats) : -1;
+    const double ms =
+        valid ? time_ms([&] { lesson13::flash_attention_forward(Q, K, V, O, n, d); }, 1, repeats)
+              : -1;
     std::printf(
-        "{\"kernel\": \"flash_attention_forward\", \"n\": %d, \"d\": %d, \"valid\": %s, \"relative_error\": %.2e, "
-        "\"ms\": %.4f, \"baseline\": \"attention_naive\", \"baseline_ms\": %.4f, \"speedup_over_baseline\": %.2f}\n",
-        n, d, valid ? "true" : "false", err, ms, naive_ms, ms > 0 && naive_ms > 0 ? naive_ms / ms : 0.0);
+        "{\"kernel\": \"flash_attention_forward\", \"n\": %d, \"d\": %d, \"valid\": %s, "
+        "\"relative_error\": %.2e, "
+        "\"ms\": %.4f, \"baseline\": \"attention_naive\", \"baseline_ms\": %.4f, "
+        "\"speedup_over_baseline\": %.2f}\n",
+        n, d, valid ? "true" : "false", err, ms, naive_ms,
+        ms > 0 && naive_ms > 0 ? naive_ms / ms : 0.0);
   }
   std::fflush(stdout);
   cudaFree(Q);
@@ -176,8 +186,9 @@ int main(int argc, char** argv) {
   const bool ladder = argc > 1 && std::strcmp(argv[1], "--ladder") == 0;
   cudaDeviceProp prop{};
   if (!check(cudaGetDeviceProperties(&prop, 0), "no GPU")) return 2;
-  std::printf("{\"device\": \"%s\", \"sm\": \"%d.%d\", \"sms\": %d, \"memory_gib\": %.1f}\n", prop.name, prop.major,
-              prop.minor, prop.multiProcessorCount, prop.totalGlobalMem / 1073741824.0);
+  std::printf("{\"device\": \"%s\", \"sm\": \"%d.%d\", \"sms\": %d, \"memory_gib\": %.1f}\n",
+              prop.name, prop.major, prop.minor, prop.multiProcessorCount,
+              prop.totalGlobalMem / 1073741824.0);
   if (ladder) {
     bench_matmul(4096, 10);
     for (int d : {64, 128})

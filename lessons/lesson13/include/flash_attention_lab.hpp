@@ -12,9 +12,11 @@ constexpr int kFlashBr = 16;  // query rows per block, one warp each (512 thread
 constexpr int kFlashBc = 32;  // key/value rows per shared-memory tile: one per lane
 
 // d must be 32, 64 or 128; returns false (and launches nothing) otherwise.
-bool flash_attention_forward(const float* Q, const float* K, const float* V, float* O, int n, int d);
+bool flash_attention_forward(const float* Q, const float* K, const float* V, float* O, int n,
+                             int d);
 
 // S and P are n x n scratch buffers the caller provides.
-void attention_naive(const float* Q, const float* K, const float* V, float* S, float* O, int n, int d);
+void attention_naive(const float* Q, const float* K, const float* V, float* S, float* O, int n,
+                     int d);
 
 }  // namespace lesson13

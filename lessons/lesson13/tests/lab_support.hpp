@@ -20,13 +20,14 @@ inline void quiet_emulator() {
   cuda_emu::reset();
 }
 
-inline std::vector<double> matmul_reference(const std::vector<float>& A, const std::vector<float>& B, int M, int N,
-                                            int K) {
+inline std::vector<double> matmul_reference(const std::vector<float>& A,
+                                            const std::vector<float>& B, int M, int N, int K) {
   std::vector<double> C(static_cast<size_t>(M) * N, 0.0);
   for (int i = 0; i < M; ++i)
     for (int k = 0; k < K; ++k) {
       const double a = A[static_cast<size_t>(i) * K + k];
-      for (int j = 0; j < N; ++j) C[static_cast<size_t>(i) * N + j] += a * B[static_cast<size_t>(k) * N + j];
+      for (int j = 0; j < N; ++j)
+        C[static_cast<size_t>(i) * N + j] += a * B[static_cast<size_t>(k) * N + j];
     }
   return C;
 }
@@ -41,7 +42,8 @@ using matmul_fn = void (*)(const float*, const float*, float*, int, int, int);
 
 // Runs one matmul on fresh random inputs, with C poisoned first.
 inline matmul_result run_matmul(matmul_fn f, std::mt19937_64& rng, int M, int N, int K) {
-  const std::vector<float> A = course::random_matrix(rng, M, K, 1.0), B = course::random_matrix(rng, K, N, 1.0);
+  const std::vector<float> A = course::random_matrix(rng, M, K, 1.0),
+                           B = course::random_matrix(rng, K, N, 1.0);
   device_buffer<float> dA(A), dB(B), dC(static_cast<size_t>(M) * N);
   dC.poison();
   quiet_emulator();

@@ -23,8 +23,8 @@ struct flash_result {
 };
 
 flash_result run_flash(std::mt19937_64& rng, int n, int d, double q_scale) {
-  const auto Q = course::random_matrix(rng, n, d, q_scale), K = course::random_matrix(rng, n, d, 0.5),
-             V = course::random_matrix(rng, n, d, 1.0);
+  const auto Q = course::random_matrix(rng, n, d, q_scale),
+             K = course::random_matrix(rng, n, d, 0.5), V = course::random_matrix(rng, n, d, 1.0);
   device_buffer<float> dQ(Q), dK(K), dV(V), dO(static_cast<size_t>(n) * d);
   dO.poison();
   quiet_emulator();
@@ -73,34 +73,38 @@ TEST_CASE("FlashAttention kernel: partial last tile, n below the tile, n = 1, la
   REQUIRE(big.error <= 2e-3);
 }
 
-TEST_CASE("FlashAttention kernel never allocates or writes an n x n buffer", "[flash.no_nxn][emulator]") {
+TEST_CASE("FlashAttention kernel never allocates or writes an n x n buffer",
+          "[flash.no_nxn][emulator]") {
   auto rng = course::test_rng("lab3-nxn");
   INFO(course::seed_note());
   const int n = 256, d = 32;
   const flash_result r = run_flash(rng, n, d, 0.5);
   INFO("first the output must be right (see flash.correct)");
   REQUIRE(r.error <= 1e-4);
-  INFO("device bytes allocated during the call: " << r.extra_device_bytes << "; bytes stored: " << r.store_bytes
-                                                   << " (O is " << n * d * 4 << " bytes, S would be " << n * n * 4
-                                                   << ")");
+  INFO("device bytes allocated during the call: " << r.extra_device_bytes << "; bytes stored: "
+                                                  << r.store_bytes << " (O is " << n * d * 4
+                                                  << " bytes, S would be " << n * n * 4 << ")");
   CHECK(r.extra_device_bytes < uint64_t(n) * n * 4 / 8);
   CHECK(r.store_bytes <= uint64_t(2) * n * d * 4);
 }
 
-TEST_CASE("FlashAttention kernel reads K and V once per query tile", "[flash.global_reads][emulator]") {
+TEST_CASE("FlashAttention kernel reads K and V once per query tile",
+          "[flash.global_reads][emulator]") {
   auto rng = course::test_rng("lab3-reads");
   INFO(course::seed_note());
   const int n = 256, d = 32;
   const flash_result r = run_flash(rng, n, d, 0.5);
   INFO("first the output must be right (see flash.correct)");
   REQUIRE(r.error <= 1e-4);
-  // Q once, K and V once per block of kFlashBr query rows: Theta(N^2 d^2 / M) with M ~ kFlashBr * d.
+  // Q once, K and V once per block of kFlashBr query rows: Theta(N^2 d^2 / M) with M ~ kFlashBr *
+  // d.
   const double bound = 1.1 * 4.0 * (double(n) * d + 2.0 * n * d * ((n + kFlashBr - 1) / kFlashBr));
   INFO("global bytes loaded: " << r.load_bytes << ", bound " << bound);
   CHECK(double(r.load_bytes) <= bound);
 }
 
-TEST_CASE("veto check: the kernel stays finite when scores are large", "[veto:lab_flash:no-running-max]") {
+TEST_CASE("veto check: the kernel stays finite when scores are large",
+          "[veto:lab_flash:no-running-max]") {
   auto rng = course::test_rng("lab3-veto-overflow");
   INFO(course::seed_note());
   bool right_on_small = false, finite_on_large = true;
@@ -110,8 +114,10 @@ TEST_CASE("veto check: the kernel stays finite when scores are large", "[veto:la
   } catch (const std::exception&) {
     right_on_small = false;  // unfinished code shows no misconception yet
   }
-  INFO("right on small scores but inf/NaN once |score| reaches the thousands: exp(score) overflows without "
-       "subtracting the running max m");
+  INFO(
+      "right on small scores but inf/NaN once |score| reaches the thousands: exp(score) overflows "
+      "without "
+      "subtracting the running max m");
   CHECK_FALSE((right_on_small && !finite_on_large));
 }
 
@@ -129,13 +135,17 @@ TEST_CASE("veto check: the kernel's output is not per-tile softmax concatenated"
     flash_attention_forward(dQ.ptr, dK.ptr, dV.ptr, dO.ptr, n, d);
     const auto got = dO.download();
     const double e_right = course::relative_error(got, ref::standard_attention(Q, K, V, n, d));
-    const double e_sum = course::relative_error(got, ref::blockwise_softmax_concat(Q, K, V, n, d, kFlashBc, false));
-    const double e_mean = course::relative_error(got, ref::blockwise_softmax_concat(Q, K, V, n, d, kFlashBc, true));
+    const double e_sum =
+        course::relative_error(got, ref::blockwise_softmax_concat(Q, K, V, n, d, kFlashBc, false));
+    const double e_mean =
+        course::relative_error(got, ref::blockwise_softmax_concat(Q, K, V, n, d, kFlashBc, true));
     matches_wrong = e_right > 1e-4 && std::min(e_sum, e_mean) <= 1e-3;
   } catch (const std::exception&) {
     matches_wrong = false;
   }
-  INFO("O equals softmax taken inside each key tile and concatenated: each tile used its own max and sum, and "
-       "the old tiles were never re-based with exp(m_old - m_new)");
+  INFO(
+      "O equals softmax taken inside each key tile and concatenated: each tile used its own max "
+      "and sum, and "
+      "the old tiles were never re-based with exp(m_old - m_new)");
   CHECK_FALSE(matches_wrong);
 }

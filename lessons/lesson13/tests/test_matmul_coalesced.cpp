@@ -26,7 +26,8 @@ TEST_CASE("coalesced matmul matches the reference, sizes not a multiple of 32 in
   }
 }
 
-TEST_CASE("coalesced matmul: a warp's loads and stores touch few sectors", "[coalescing.sectors][emulator]") {
+TEST_CASE("coalesced matmul: a warp's loads and stores touch few sectors",
+          "[coalescing.sectors][emulator]") {
   auto rng = course::test_rng("lab1-sectors");
   INFO(course::seed_note());
   const int n = 128;
@@ -38,10 +39,12 @@ TEST_CASE("coalesced matmul: a warp's loads and stores touch few sectors", "[coa
   INFO("first the results must be right (see coalescing.correct)");
   REQUIRE(r.error <= 1e-5);
   const auto& c = r.launch.counters;
-  INFO("global load sectors per request: " << c.global_load_sectors_per_request() << " (naive "
-                                           << naive.launch.counters.global_load_sectors_per_request()
-                                           << "; coalesced: 1 for the broadcast A, 4 for B, 2.5 on average)");
-  INFO("global store sectors per request: " << c.global_store_sectors_per_request() << " (coalesced: 4)");
+  INFO("global load sectors per request: "
+       << c.global_load_sectors_per_request() << " (naive "
+       << naive.launch.counters.global_load_sectors_per_request()
+       << "; coalesced: 1 for the broadcast A, 4 for B, 2.5 on average)");
+  INFO("global store sectors per request: " << c.global_store_sectors_per_request()
+                                            << " (coalesced: 4)");
   INFO(r.launch.ncu_metrics());
   CHECK(c.global_load_sectors_per_request() <= 4.0);
   CHECK(c.global_store_sectors_per_request() <= 4.0);

@@ -28,7 +28,8 @@ void check_correct(matmul_fn f, const char* salt, std::vector<std::array<int, 3>
 }  // namespace
 
 TEST_CASE("tiled matmul matches the reference, partial tiles included", "[tiling.correct]") {
-  check_correct(matmul_tiled, "lab2-tiled", {{16, 16, 16}, {48, 32, 64}, {37, 53, 29}, {1, 1, 1}, {5, 70, 3}});
+  check_correct(matmul_tiled, "lab2-tiled",
+                {{16, 16, 16}, {48, 32, 64}, {37, 53, 29}, {1, 1, 1}, {5, 70, 3}});
 }
 
 TEST_CASE("tiled matmul reads global memory kTile times less than the naive kernel",
@@ -40,10 +41,11 @@ TEST_CASE("tiled matmul reads global memory kTile times less than the naive kern
   const matmul_result tiled = run_matmul(matmul_tiled, rng, n, n, n);
   INFO("first the results must be right (see tiling.correct)");
   REQUIRE(tiled.error <= 1e-5);
-  const double ratio = double(naive.launch.counters.global_load_bytes) / double(tiled.launch.counters.global_load_bytes);
+  const double ratio = double(naive.launch.counters.global_load_bytes) /
+                       double(tiled.launch.counters.global_load_bytes);
   INFO("global bytes loaded: naive " << naive.launch.counters.global_load_bytes << ", tiled "
-                                     << tiled.launch.counters.global_load_bytes << ", ratio " << ratio
-                                     << " (the tile factor is " << kTile << ")");
+                                     << tiled.launch.counters.global_load_bytes << ", ratio "
+                                     << ratio << " (the tile factor is " << kTile << ")");
   CHECK(ratio >= 0.9 * kTile);
 }
 
@@ -57,7 +59,8 @@ TEST_CASE("tiled matmul has no shared-memory race", "[tiling.no_race][emulator]"
   CHECK(r.error <= 1e-5);
 }
 
-TEST_CASE("tiled matmul: bank conflicts at most 5% of shared-memory requests", "[tiling.bank_conflicts][emulator]") {
+TEST_CASE("tiled matmul: bank conflicts at most 5% of shared-memory requests",
+          "[tiling.bank_conflicts][emulator]") {
   auto rng = course::test_rng("lab2-banks");
   INFO(course::seed_note());
   const matmul_result r = run_matmul(matmul_tiled, rng, 64, 64, 64);
@@ -71,8 +74,10 @@ TEST_CASE("tiled matmul: bank conflicts at most 5% of shared-memory requests", "
   CHECK(conflicts <= requests / 20);
 }
 
-TEST_CASE("coarsened matmul matches the reference, partial tiles included", "[coarsening.correct]") {
-  check_correct(matmul_coarsened, "lab2-coarse", {{64, 64, 64}, {100, 70, 45}, {1, 1, 1}, {130, 65, 17}});
+TEST_CASE("coarsened matmul matches the reference, partial tiles included",
+          "[coarsening.correct]") {
+  check_correct(matmul_coarsened, "lab2-coarse",
+                {{64, 64, 64}, {100, 70, 45}, {1, 1, 1}, {130, 65, 17}});
 }
 
 TEST_CASE("coarsened matmul issues at most half the tiled kernel's shared loads per output",
@@ -84,8 +89,10 @@ TEST_CASE("coarsened matmul issues at most half the tiled kernel's shared loads 
   const matmul_result coarse = run_matmul(matmul_coarsened, rng, n, n, n);
   INFO("first the results must be right (see coarsening.correct)");
   REQUIRE(coarse.error <= 1e-5);
-  const uint64_t t = tiled.launch.counters.shared_load_requests, c = coarse.launch.counters.shared_load_requests;
-  INFO("shared-memory load instructions for " << n << "x" << n << " outputs: tiled " << t << ", coarsened " << c);
+  const uint64_t t = tiled.launch.counters.shared_load_requests,
+                 c = coarse.launch.counters.shared_load_requests;
+  INFO("shared-memory load instructions for " << n << "x" << n << " outputs: tiled " << t
+                                              << ", coarsened " << c);
   REQUIRE(t > 0);
   CHECK(2 * c <= t);
 }

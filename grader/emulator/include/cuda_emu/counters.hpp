@@ -23,12 +23,14 @@ struct launch_counters {
     return global_load_requests ? double(global_load_sectors) / double(global_load_requests) : 0.0;
   }
   double global_store_sectors_per_request() const {
-    return global_store_requests ? double(global_store_sectors) / double(global_store_requests) : 0.0;
+    return global_store_requests ? double(global_store_sectors) / double(global_store_requests)
+                                 : 0.0;
   }
   // Sectors beyond what the requested bytes need if they were contiguous (ncu's
   // "excessive sectors").
   uint64_t global_excessive_sectors() const {
-    return (global_load_sectors - global_load_ideal_sectors) + (global_store_sectors - global_store_ideal_sectors);
+    return (global_load_sectors - global_load_ideal_sectors) +
+           (global_store_sectors - global_store_ideal_sectors);
   }
 };
 

@@ -53,11 +53,21 @@ struct alignas(8) int2 {
 struct alignas(16) int4 {
   int x, y, z, w;
 };
-inline float2 make_float2(float x, float y) { return {x, y}; }
-inline float4 make_float4(float x, float y, float z, float w) { return {x, y, z, w}; }
-inline int2 make_int2(int x, int y) { return {x, y}; }
-inline int4 make_int4(int x, int y, int z, int w) { return {x, y, z, w}; }
-inline dim3 make_dim3(unsigned x, unsigned y, unsigned z) { return dim3(x, y, z); }
+inline float2 make_float2(float x, float y) {
+  return {x, y};
+}
+inline float4 make_float4(float x, float y, float z, float w) {
+  return {x, y, z, w};
+}
+inline int2 make_int2(int x, int y) {
+  return {x, y};
+}
+inline int4 make_int4(int x, int y, int z, int w) {
+  return {x, y, z, w};
+}
+inline dim3 make_dim3(unsigned x, unsigned y, unsigned z) {
+  return dim3(x, y, z);
+}
 
 // ---- built-in variables ----------------------------------------------------
 namespace cuda_emu::detail {
@@ -119,15 +129,15 @@ unsigned ballot(unsigned mask, bool predicate);
 void note_atomic(const void* address, unsigned size, const void* pc);
 }  // namespace cuda_emu::detail
 
-#define CUDA_EMU_SHUFFLE(name, op)                                                     \
-  template <class T>                                                                   \
-  T name(unsigned mask, T var, int lane_arg, int width = warpSize) {                   \
+#define CUDA_EMU_SHUFFLE(name, op)                                                    \
+  template <class T>                                                                  \
+  T name(unsigned mask, T var, int lane_arg, int width = warpSize) {                  \
     static_assert(sizeof(T) <= 8 && std::is_trivially_copyable_v<T>, "shuffle type"); \
-    uint64_t raw = 0;                                                                  \
-    std::memcpy(&raw, &var, sizeof(T));                                                \
-    raw = ::cuda_emu::detail::shuffle(op, mask, raw, lane_arg, width);                 \
-    std::memcpy(&var, &raw, sizeof(T));                                                \
-    return var;                                                                        \
+    uint64_t raw = 0;                                                                 \
+    std::memcpy(&raw, &var, sizeof(T));                                               \
+    raw = ::cuda_emu::detail::shuffle(op, mask, raw, lane_arg, width);                \
+    std::memcpy(&var, &raw, sizeof(T));                                               \
+    return var;                                                                       \
   }
 CUDA_EMU_SHUFFLE(__shfl_sync, ::cuda_emu::detail::shfl_op::idx)
 CUDA_EMU_SHUFFLE(__shfl_up_sync, ::cuda_emu::detail::shfl_op::up)
@@ -138,19 +148,21 @@ CUDA_EMU_SHUFFLE(__shfl_xor_sync, ::cuda_emu::detail::shfl_op::bfly)
 inline unsigned __ballot_sync(unsigned mask, int predicate) {
   return ::cuda_emu::detail::ballot(mask, predicate != 0);
 }
-inline int __any_sync(unsigned mask, int predicate) { return __ballot_sync(mask, predicate) != 0; }
+inline int __any_sync(unsigned mask, int predicate) {
+  return __ballot_sync(mask, predicate) != 0;
+}
 inline int __all_sync(unsigned mask, int predicate) {
   return __ballot_sync(mask, predicate) == __ballot_sync(mask, 1);
 }
 
 // Threads of the emulator never run at the same time, so an atomic is a plain
 // read-modify-write; it is still checked like any other access.
-#define CUDA_EMU_ATOMIC(name, T, expr)                                         \
-  __attribute__((no_sanitize_thread)) inline T name(T* address, T val) {       \
+#define CUDA_EMU_ATOMIC(name, T, expr)                                                \
+  __attribute__((no_sanitize_thread)) inline T name(T* address, T val) {              \
     ::cuda_emu::detail::note_atomic(address, sizeof(T), __builtin_return_address(0)); \
-    T old = *address;                                                          \
-    *address = (expr);                                                         \
-    return old;                                                                \
+    T old = *address;                                                                 \
+    *address = (expr);                                                                \
+    return old;                                                                       \
   }
 CUDA_EMU_ATOMIC(atomicAdd, int, old + val)
 CUDA_EMU_ATOMIC(atomicAdd, unsigned, old + val)
@@ -171,19 +183,41 @@ __attribute__((no_sanitize_thread)) inline int atomicCAS(int* address, int compa
 }
 
 // CUDA's integer min/max (fminf/fmaxf come from math.h).
-inline int min(int a, int b) { return a < b ? a : b; }
-inline int max(int a, int b) { return a > b ? a : b; }
-inline unsigned min(unsigned a, unsigned b) { return a < b ? a : b; }
-inline unsigned max(unsigned a, unsigned b) { return a > b ? a : b; }
-inline long long min(long long a, long long b) { return a < b ? a : b; }
-inline long long max(long long a, long long b) { return a > b ? a : b; }
+inline int min(int a, int b) {
+  return a < b ? a : b;
+}
+inline int max(int a, int b) {
+  return a > b ? a : b;
+}
+inline unsigned min(unsigned a, unsigned b) {
+  return a < b ? a : b;
+}
+inline unsigned max(unsigned a, unsigned b) {
+  return a > b ? a : b;
+}
+inline long long min(long long a, long long b) {
+  return a < b ? a : b;
+}
+inline long long max(long long a, long long b) {
+  return a > b ? a : b;
+}
 
 // Fast-math intrinsics: the emulator computes them exactly.
-inline float __expf(float x) { return expf(x); }
-inline float __logf(float x) { return logf(x); }
-inline float __fdividef(float a, float b) { return a / b; }
-inline float rsqrtf(float x) { return 1.0f / sqrtf(x); }
-inline float __saturatef(float x) { return x < 0.0f ? 0.0f : x > 1.0f ? 1.0f : x; }
+inline float __expf(float x) {
+  return expf(x);
+}
+inline float __logf(float x) {
+  return logf(x);
+}
+inline float __fdividef(float a, float b) {
+  return a / b;
+}
+inline float rsqrtf(float x) {
+  return 1.0f / sqrtf(x);
+}
+inline float __saturatef(float x) {
+  return x < 0.0f ? 0.0f : x > 1.0f ? 1.0f : x;
+}
 template <class T>
 inline T __ldg(const T* p) {
   return *p;
@@ -212,15 +246,15 @@ __attribute__((no_sanitize_thread)) void invoke(Fn fn, Tuple& params, std::index
 // Parameters are converted to the kernel's own types and copied once, as CUDA
 // copies kernel arguments; each thread then receives them by value.
 template <class... P, class... A>
-__attribute__((no_sanitize_thread)) void launch_kernel(const launch_config& config, const char* name,
-                                                       void (*kernel)(P...), A&&... args) {
+__attribute__((no_sanitize_thread)) void launch_kernel(const launch_config& config,
+                                                       const char* name, void (*kernel)(P...),
+                                                       A&&... args) {
   struct frame {
     void (*kernel)(P...);
     std::tuple<std::decay_t<P>...> params;
   } f{kernel, std::tuple<std::decay_t<P>...>(std::forward<A>(args)...)};
   detail::launch(
-      config, name,
-      [](void* p) __attribute__((no_sanitize_thread)) {
+      config, name, [](void* p) __attribute__((no_sanitize_thread)) {
         auto* fr = static_cast<frame*>(p);
         detail::invoke(fr->kernel, fr->params, std::index_sequence_for<P...>{});
       },

@@ -28,7 +28,9 @@ struct launch_record {
   cudaError_t error = cudaSuccess;
   bool ok() const { return error == cudaSuccess; }
   std::string ncu_metrics() const { return "(counters come from the emulator or from ncu)\n"; }
-  std::string sanitizer_text() const { return error == cudaSuccess ? "" : cudaGetErrorString(error); }
+  std::string sanitizer_text() const {
+    return error == cudaSuccess ? "" : cudaGetErrorString(error);
+  }
 };
 
 struct options {
@@ -58,13 +60,19 @@ inline const std::vector<launch_record>& launches() {
   if (r[0].error == cudaSuccess) r[0].error = cudaGetLastError();
   return r;
 }
-inline const launch_record& last_launch() { return launches().back(); }
+inline const launch_record& last_launch() {
+  return launches().back();
+}
 inline void reset() {
   cudaDeviceSynchronize();
   cudaGetLastError();
 }
-inline uint64_t device_bytes_in_use() { return 0; }
-inline uint64_t peak_device_bytes() { return 0; }
+inline uint64_t device_bytes_in_use() {
+  return 0;
+}
+inline uint64_t peak_device_bytes() {
+  return 0;
+}
 inline void reset_peak_device_bytes() {}
 
 }  // namespace cuda_emu

@@ -36,7 +36,8 @@ class unfilled_blank : public std::logic_error {
     const char* parts[] = {"blank `", name, "` is still empty: fill it in"};
     int n = 0;
     for (const char* part : parts)
-      for (const char* c = part; *c && n + 1 < static_cast<int>(sizeof b.text); ++c) b.text[n++] = *c;
+      for (const char* c = part; *c && n + 1 < static_cast<int>(sizeof b.text); ++c)
+        b.text[n++] = *c;
     b.text[n] = '\0';
     return b;
   }
@@ -68,7 +69,9 @@ struct blank_value {
   }
 };
 
-[[noreturn]] COURSE_BLANK_UNCHECKED inline void unfilled(const char* name) { throw unfilled_blank(name); }
+[[noreturn]] COURSE_BLANK_UNCHECKED inline void unfilled(const char* name) {
+  throw unfilled_blank(name);
+}
 
 }  // namespace course
 

@@ -220,9 +220,17 @@ report grade(const course& c, const manifest& m, const grade_request& req) {
           fresh_by_exercise[id].push_back(run);
       runs[run.tag] = run;
     }
-    for (const auto& [id, list] : fresh_by_exercise)
-      save_cached_runs(runs_dir / (id + ".cache.json"),
-                       binary_fingerprint(built.exercises.at(id).tests_binary), req.seed, list);
+    for (const auto& [id, list] : fresh_by_exercise) {
+      // A timeout may be the machine's fault, not the code's: never keep one.
+      const bool timed_out =
+          std::any_of(list.begin(), list.end(), [](const tag_run& r) { return r.process.timed_out; });
+      const fs::path cache = runs_dir / (id + ".cache.json");
+      std::error_code ec;
+      if (timed_out)
+        fs::remove(cache, ec);
+      else
+        save_cached_runs(cache, binary_fingerprint(built.exercises.at(id).tests_binary), req.seed, list);
+    }
     if (!reused.empty()) {
       std::string list;
       for (const auto& r : reused) list += (list.empty() ? "" : ", ") + r;
@@ -310,6 +318,17 @@ report grade(const course& c, const manifest& m, const grade_request& req) {
       const auto run = runs.find(veto_tag(*u, v));
       if (run != runs.end() && veto_fired(run->second))
         ur.add_veto(v.id, v.title.in(l), tr(l, "代码：", "code: ") + veto_reason(run->second));
+    }
+    for (item_result& r : ur.items) {
+      const auto o = req.overrides.find(r.id);
+      if (o == req.overrides.end()) continue;
+      r.points = std::clamp(o->second, 0.0, r.max_points);
+      r.status = r.points >= r.max_points - 1e-9 ? item_status::pass
+                 : r.points > 1e-9              ? item_status::partial
+                                                : item_status::fail;
+      r.needs_review = false;
+      r.feedback += (r.feedback.empty() ? "" : "\n") +
+                    trf(l, "（教师复核后定为 {:g} 分）", "(set to {:g} points by an instructor's review)", r.points);
     }
     ur.finish();
     rep.units.push_back(std::move(ur));

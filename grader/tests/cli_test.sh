@@ -63,5 +63,17 @@ check "the student's files are unchanged (content and mtime)" test "$before" = "
 out="$("$grader" "$lesson" --root "$root" --build-dir "$work/tree" --answers --lang zh)"; rc=$?
 check "--answers passes (exit 0) and --lang zh speaks Chinese" test "$rc" -eq 0 -a -n "$(grep -F '通过线' <<<"$out")"
 
+# An instructor's review overrides an item's points; a bad override file is a one-line error.
+printf '{"q1": 1.5}' >"$work/override.json"
+"$grader" "$lesson" --root "$root" --build-dir "$work/tree" --answers --override "$work/override.json" --json "$work/o.json" >/dev/null
+check "--override sets the item's points and clears needs_review" python3 -c "
+import json, sys
+r = json.load(open('$work/o.json'))
+q1 = [i for i in r['items'] if i['id'] == 'q1'][0]
+sys.exit(not (q1['points'] == 1.5 and q1['needs_review'] is False and r['score'] == 9.5))"
+printf '{"no_such_item": 1}' >"$work/bad.json"
+check "an override naming an unknown item -> one-line error, exit 2" \
+  one_line_error "$grader" "$lesson" --root "$root" --build-dir "$work/tree" --answers --override "$work/bad.json"
+
 echo "$passes passed, $failures failed"
 exit $((failures > 0))

@@ -24,6 +24,9 @@ struct grade_request {
   std::chrono::seconds build_timeout{std::chrono::minutes(5)};
   std::filesystem::path tree;  // empty: the course's build/grade/<lesson>
   bool fresh = false;          // re-run every test, even of unchanged test binaries
+  // Instructor review: item id -> points, replacing what the grader gave (an
+  // explanation marked needs_review, say).
+  std::map<std::string, double> overrides;
 };
 
 // The files of `dir` named like the exercise files of `unit` (every unit when

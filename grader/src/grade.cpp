@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <fstream>
+#include <regex>
 #include <set>
 #include <sstream>
 #include <thread>
@@ -285,8 +286,15 @@ report grade(const course& c, const manifest& m, const grade_request& req) {
           } else {
             r.status = run.process.timed_out || run.process.term_signal ? item_status::error
                                                                         : item_status::fail;
-            r.feedback = it.fail_feedback.in(l);
-            r.feedback += (r.feedback.empty() ? "" : "\n") + failure_summary(run, l);
+            // An unfilled blank is the whole story: the item's own advice would mislead.
+            static const std::regex blank_message("blank `([A-Za-z0-9_]+)` is still empty");
+            const std::string why = failure_summary(run, l);
+            std::smatch found;
+            if (std::regex_search(why, found, blank_message))
+              r.feedback = trf(l, "先填好空 `{}`（见上方的空列表）", "fill in blank `{}` first (see the list of blanks above)",
+                               found[1].str());
+            else
+              r.feedback = it.fail_feedback.in(l) + (it.fail_feedback.in(l).empty() ? "" : "\n") + why;
           }
         }
       } else if (answer_errors.count(e.id)) {

@@ -66,11 +66,21 @@ std::string who() {
   invalid("__global__", a, size, write, pc, why);
 }
 
+// A request is the k-th execution of one instruction by each lane of a warp. Lanes
+// usually meet the warp's groups in the order the first lane made them (the fast
+// path). A lane that departs from that order (it skipped an access, or looped a
+// different number of times) finds, from then on, the first group of its
+// instruction it has not joined yet: that is its k-th.
 void add_to_group(thread* th, const void* pc, access_kind kind, uintptr_t a, unsigned size) {
   auto& groups = emu.warps[th->warp].groups;
+  const uint32_t bit = 1u << th->lane, n = static_cast<uint32_t>(groups.size());
   uint32_t i = th->cursor;
-  const uint32_t n = static_cast<uint32_t>(groups.size());
-  while (i < n && (groups[i].pc != pc || groups[i].kind != kind)) ++i;
+  auto matches = [&](uint32_t k) { return groups[k].pc == pc && groups[k].kind == kind && !(groups[k].lanes & bit); };
+  if (th->exact || !(i == n || matches(i))) {
+    th->exact = true;
+    for (i = 0; i < n && !matches(i); ++i) {
+    }
+  }
   if (i == n) {
     groups.emplace_back();
     request_group& g = groups.back();
@@ -78,8 +88,10 @@ void add_to_group(thread* th, const void* pc, access_kind kind, uintptr_t a, uns
     g.kind = kind;
     g.size = static_cast<uint8_t>(size);
     g.n = 0;
+    g.lanes = 0;
   }
   request_group& g = groups[i];
+  g.lanes |= bit;
   if (g.n < 32) g.address[g.n++] = a;
   th->cursor = i + 1;
 }
@@ -98,25 +110,36 @@ void note_race(const void* first_pc, int first_kind, const void* second_pc, int 
   emu.races[{first_pc, second_pc, first_kind, second_kind}] += bytes;
 }
 
+// Accesses by two threads conflict unless a barrier separates them: __syncthreads
+// (the block epoch) or, for lanes of one warp, a __syncwarp since the first access.
+bool ordered(uint32_t other_tid, uint32_t other_warp_epoch, const thread* th) {
+  const uint32_t other = other_tid - 1;
+  return other / 32 == th->warp && emu.warps[th->warp].syncwarp_epoch != other_warp_epoch;
+}
+
 void race_check(uintptr_t a, unsigned size, bool write, const void* pc, const thread* th) {
   const uint32_t tid = th->linear + 1;  // 0 means nobody
+  const uint32_t wepoch = emu.warps[th->warp].syncwarp_epoch;
   const size_t w0 = (a - emu.shared_lo) >> 2, w1 = (a + size - 1 - emu.shared_lo) >> 2;
   const uint64_t bytes = std::min(size, 4u);
   for (size_t w = w0; w <= w1 && w < emu.shadow.size(); ++w) {
     shadow_word& s = emu.shadow[w];
-    const bool written = s.write_epoch == emu.epoch && s.writer != tid;
+    const bool written = s.write_epoch == emu.epoch && s.writer != tid && !ordered(s.writer, s.write_warp_epoch, th);
     if (write) {
       if (written) note_race(s.write_pc, 1, pc, 1, bytes);
-      if (s.read_epoch == emu.epoch && (s.reader != tid || s.many_readers))
+      if (s.read_epoch == emu.epoch && (s.reader != tid || s.many_readers) &&
+          !(s.reader != tid && !s.many_readers && ordered(s.reader, s.read_warp_epoch, th)))
         note_race(s.read_pc, 0, pc, 1, bytes);
       s.writer = tid;
       s.write_epoch = emu.epoch;
+      s.write_warp_epoch = wepoch;
       s.write_pc = pc;
     } else {
       if (written) note_race(s.write_pc, 1, pc, 0, bytes);
       if (s.read_epoch != emu.epoch) {
         s.reader = tid;
         s.read_epoch = emu.epoch;
+        s.read_warp_epoch = wepoch;
         s.read_pc = pc;
         s.many_readers = false;
       } else if (s.reader != tid) {
@@ -143,6 +166,15 @@ inline void on_access(const void* address, unsigned size, bool write, const void
   if (!emu.in_kernel) return;  // host code in the kernel's file
   const uintptr_t a = reinterpret_cast<uintptr_t>(address);
   thread* th = emu.current;
+  // The GPU faults on an access not aligned to its size (and a misaligned 16-byte
+  // SSE load would crash the CPU first): report it before it happens.
+  if ((a & (size - 1)) != 0 && size <= 16 && (size & (size - 1)) == 0 &&
+      (a - emu.shared_lo < emu.shared_size || a - emu.arena_lo < emu.arena_size)) {
+    emu.in_kernel = false;  // see invalid()
+    invalid(a - emu.shared_lo < emu.shared_size ? "__shared__" : "__global__", a, size, write, pc,
+            "Address " + hex(a) + " is misaligned (a " + std::to_string(size) +
+                "-byte access needs a multiple of " + std::to_string(size) + ")");
+  }
   if (a - emu.shared_lo < emu.shared_size) {
     if (a + size > emu.shared_lo + emu.shared_size) {
       emu.in_kernel = false;  // see invalid()
@@ -170,6 +202,7 @@ inline void on_access(const void* address, unsigned size, bool write, const void
   if (a - emu.stacks_lo < emu.stacks_size) return;  // the thread's own locals
   if (a - emu.static_lo < emu.static_size) {        // __device__ variables, the built-in indices
     if (write && !emu.warned_static) static_write_warning(a, pc);
+    tick();  // a spin on a __device__ flag must still meet the time limit
     return;
   }
   emu.in_kernel = false;  // see invalid()
@@ -216,14 +249,17 @@ void account(const request_group& g, launch_counters& c) {
   uint32_t per_bank[32] = {};
   uint64_t wavefronts = 1;
   for (int i = 0; i < k; ++i) wavefronts = std::max<uint64_t>(wavefronts, ++per_bank[keys[i] & 31]);
+  // A warp's 8- or 16-byte access needs 2 or 4 wavefronts at best: only the rest
+  // are conflicts (as ncu counts them).
+  const uint64_t ideal = std::min<uint64_t>(wavefronts, std::max(1u, unsigned(g.size) / 4));
   if (g.kind == access_kind::shared_load) {
     c.shared_load_requests++;
     c.shared_load_wavefronts += wavefronts;
-    c.shared_load_bank_conflicts += wavefronts - 1;
+    c.shared_load_bank_conflicts += wavefronts - ideal;
   } else {
     c.shared_store_requests++;
     c.shared_store_wavefronts += wavefronts;
-    c.shared_store_bank_conflicts += wavefronts - 1;
+    c.shared_store_bank_conflicts += wavefronts - ideal;
   }
 }
 
@@ -243,6 +279,7 @@ void flush_groups() {
 
 void note_atomic(const void* address, unsigned size, const void* pc) {
   if (!emu.in_kernel) return;
+  tick();  // a spin on an atomic must still meet the time limit
   const uintptr_t a = reinterpret_cast<uintptr_t>(address);
   if (a - emu.arena_lo < emu.arena_size && !containing(a, size)) bad_global(a, size, true, pc);
   if (a - emu.arena_lo >= emu.arena_size && a - emu.shared_lo >= emu.shared_size &&
@@ -309,20 +346,20 @@ CUDA_EMU_HOOK(__tsan_volatile_write4, 4, true)
 CUDA_EMU_HOOK(__tsan_volatile_write8, 8, true)
 #undef CUDA_EMU_HOOK
 
+// A wide access (a struct copy) is checked and counted in full, 16 bytes at a time.
+static void range_access(void* a, unsigned long size, bool write, const void* pc) {
+  for (unsigned long off = 0; off < size; off += 16)
+    on_access(static_cast<char*>(a) + off, static_cast<unsigned>(std::min(size - off, 16ul)), write, pc);
+}
+
 extern "C" {
 void __tsan_init() {}
 void __tsan_func_entry(void*) {}
 void __tsan_func_exit() {}
 void __tsan_vptr_update(void**, void*) {}
 void __tsan_vptr_read(void**) {}
-void __tsan_read_range(void* a, unsigned long size) {
-  if (size)
-    on_access(a, static_cast<unsigned>(std::min(size, 16ul)), false, __builtin_return_address(0));
-}
-void __tsan_write_range(void* a, unsigned long size) {
-  if (size)
-    on_access(a, static_cast<unsigned>(std::min(size, 16ul)), true, __builtin_return_address(0));
-}
+void __tsan_read_range(void* a, unsigned long size) { range_access(a, size, false, __builtin_return_address(0)); }
+void __tsan_write_range(void* a, unsigned long size) { range_access(a, size, true, __builtin_return_address(0)); }
 void __tsan_atomic_thread_fence(int) {
   __atomic_thread_fence(__ATOMIC_SEQ_CST);
 }

@@ -25,6 +25,7 @@ struct thread {
   uint32_t linear = 0, lane = 0, warp = 0;
   uint3 idx{};
   uint32_t cursor = 0;  // next request group of its warp this thread may join
+  bool exact = false;   // left the order of its warp's groups: match (pc, k) by search
   uint64_t global_reads = 0, global_writes = 0, shared_reads = 0, shared_writes = 0;
   uint64_t warp_value = 0, warp_result = 0;  // shuffle operand and result
   int warp_arg = 0;
@@ -39,6 +40,7 @@ struct request_group {
   access_kind kind;
   uint8_t size;
   uint8_t n;
+  uint32_t lanes;  // the lanes that have joined
   uintptr_t address[32];
 };
 
@@ -50,6 +52,7 @@ struct warp_state {
   int width = 32;
   int arrived = 0;
   uint32_t arrived_mask = 0;
+  uint32_t syncwarp_epoch = 0;  // completed __syncwarp()s: orders this warp's lanes for racecheck
 };
 
 struct allocation {
@@ -59,8 +62,8 @@ struct allocation {
 };
 
 struct shadow_word {  // racecheck state of one shared-memory word
-  uint32_t writer, write_epoch;
-  uint32_t reader, read_epoch;
+  uint32_t writer, write_epoch, write_warp_epoch;
+  uint32_t reader, read_epoch, read_warp_epoch;
   const void *write_pc, *read_pc;
   bool many_readers;
 };

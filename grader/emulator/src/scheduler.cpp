@@ -93,6 +93,17 @@ void fiber_main(ctx::transfer_t t) {
     if (emu.abort == abort_reason::none) {
       emu.abort = abort_reason::exception;
       emu.exception = std::current_exception();
+      emu.in_kernel = false;  // see access.cpp, invalid()
+      std::string what = "an exception";
+      try {
+        throw;
+      } catch (const std::exception& e) {
+        what = e.what();
+      } catch (...) {
+      }
+      const uint3 t = emu.current->idx;
+      emit(report_kind::exception, "Exception in device code by thread (" + std::to_string(t.x) + "," +
+                                       std::to_string(t.y) + "," + std::to_string(t.z) + "): " + what);
     }
   }
   emu.current->state = thread_state::finished;
@@ -153,7 +164,7 @@ void resolve(warp_state& w, uint32_t warp) {
         break;
       case static_cast<int>(shfl_op::bfly):
         src = static_cast<int>(lane) ^ th.warp_arg;
-        if (src >= base + width || src < base) src = lane;
+        if (src >= base + width) src = lane;
         break;
       default:
         break;
@@ -166,6 +177,7 @@ void resolve(warp_state& w, uint32_t warp) {
     }
     th.state = thread_state::runnable;
   }
+  if (w.op == 11) ++w.syncwarp_epoch;  // a completed __syncwarp orders the lanes' accesses
   w.op = -1;
   w.arrived = 0;
   w.arrived_mask = 0;

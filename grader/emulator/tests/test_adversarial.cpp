@@ -233,7 +233,7 @@ TEST_CASE("xor shuffles within 16-lane segments, with a half warp at the end of 
   }
 }
 
-TEST_CASE("__shfl_xor_sync with width 16 reads from the earlier segment", "[adversarial][!mayfail]") {
+TEST_CASE("__shfl_xor_sync with width 16 reads from the earlier segment", "[adversarial]") {
   // CUDA: "each group of width consecutive threads are able to access elements from
   // earlier groups of threads; if they attempt to access elements from later groups
   // their own value is returned" (PTX shfl.bfly: valid when lane^mask <= maxLane).
@@ -329,7 +329,7 @@ TEST_CASE("nested device functions and recursion 400 deep on the fiber stack", "
   for (int t = 0; t < 32; ++t) CHECK(got[t] == 12 + 400 + t);
 }
 
-TEST_CASE("a shared-memory warp reduction synchronised with __syncwarp is race-free", "[adversarial][!mayfail]") {
+TEST_CASE("a shared-memory warp reduction synchronised with __syncwarp is race-free", "[adversarial]") {
   // BUG: __syncwarp() orders the warp's shared-memory accesses (CUDA guarantees it;
   // racecheck honours it), but race_check() only resets at __syncthreads epochs, so
   // the emulator reports races in this correct code.
@@ -441,7 +441,7 @@ TEST_CASE("a grid-stride loop where lane 0 runs the most iterations", "[adversar
 }
 
 TEST_CASE("a load that lane 0 skips does not split the next load into two requests",
-          "[adversarial][counters][!mayfail]") {
+          "[adversarial][counters]") {
   // The stencil's `if (t > 0) left = in[t - 1]; out[t] = left + in[t];`: ncu counts 2
   // load requests (in[t-1] by 31 lanes, in[t] by 32) and 8 sectors.
   // BUG: add_to_group() (src/access.cpp) searches only from the lane's cursor; lane 0
@@ -460,7 +460,7 @@ TEST_CASE("a load that lane 0 skips does not split the next load into two reques
 }
 
 TEST_CASE("a loop where lane t runs t iterations: 31 load requests, 1 store request",
-          "[adversarial][counters][!mayfail]") {
+          "[adversarial][counters]") {
   // BUG: same cause as above; the single store after the loop is split into one
   // request per lane group (the emulator counts many store requests).
   quiet q;
@@ -565,7 +565,7 @@ TEST_CASE("a host array in static storage passed to a kernel is a memcheck error
   CHECK(last().error == cudaErrorIllegalAddress);
 }
 
-TEST_CASE("a 32-byte struct read that runs 4 bytes past the allocation is caught", "[adversarial][memcheck][!mayfail]") {
+TEST_CASE("a 32-byte struct read that runs 4 bytes past the allocation is caught", "[adversarial][memcheck]") {
   // BUG: __tsan_read_range/__tsan_write_range clamp the size to 16 (src/access.cpp),
   // so only the first half of a 32-byte struct is checked (and counted).
   quiet q;
@@ -733,7 +733,7 @@ TEST_CASE("after a timeout launches fail with the sticky error until reset", "[a
   CHECK(b.download()[3] == 5.0f);
 }
 
-TEST_CASE("a spin on an atomic is stopped at the time limit", "[adversarial][faults][!mayfail]") {
+TEST_CASE("a spin on an atomic is stopped at the time limit", "[adversarial][faults]") {
   // The loop makes a memory access every iteration, so the deadline should stop it.
   // BUG: note_atomic() never calls tick()/check_deadline(): the scheduler cannot stop
   // the loop and the watchdog exits the whole process (code 124). Run in a child
@@ -751,7 +751,7 @@ TEST_CASE("a spin on an atomic is stopped at the time limit", "[adversarial][fau
   CHECK(exited_with(status, 0));
 }
 
-TEST_CASE("a spin on a volatile __device__ flag is stopped at the time limit", "[adversarial][faults][!mayfail]") {
+TEST_CASE("a spin on a volatile __device__ flag is stopped at the time limit", "[adversarial][faults]") {
   // BUG: accesses to static data return from on_access() before tick(), so the
   // deadline is never checked.
   quiet q;
@@ -802,7 +802,7 @@ TEST_CASE("a failing device assert fails the launch instead of aborting the proc
   CHECK(exited_with(status, 0));
 }
 
-TEST_CASE("an exception in device code is recorded as a report of kind exception", "[adversarial][faults][!mayfail]") {
+TEST_CASE("an exception in device code is recorded as a report of kind exception", "[adversarial][faults]") {
   // docs/emulator.md: reports hold "memcheck, synccheck, timeout, exception, bad
   // configuration". BUG: fiber_main() (src/scheduler.cpp) stores the exception but never
   // emit()s a report, so reports and sanitizer_text() are empty for such a launch.
@@ -833,7 +833,7 @@ TEST_CASE("a shuffle by half the warp does not split the warp's next store", "[a
 }
 
 TEST_CASE("a misaligned float4 load fails the launch instead of crashing the process",
-          "[adversarial][memcheck][!mayfail]") {
+          "[adversarial][memcheck]") {
   // A GPU stops the launch with "misaligned address" (cudaErrorMisalignedAddress) and
   // the process goes on. BUG: g++ compiles the 16-byte-aligned float4 load to movdqa,
   // which faults (SIGSEGV) on x86: no report, and the whole test program dies.
@@ -850,7 +850,7 @@ TEST_CASE("a misaligned float4 load fails the launch instead of crashing the pro
   CHECK(exited_with(status, 0));
 }
 
-TEST_CASE("a float load 2 bytes off its alignment is a memcheck error", "[adversarial][memcheck][!mayfail]") {
+TEST_CASE("a float load 2 bytes off its alignment is a memcheck error", "[adversarial][memcheck]") {
   // compute-sanitizer: "Invalid __global__ read of size 4 bytes ... misaligned";
   // BUG (false negative): the emulator has unaligned hooks and accepts the access.
   quiet q;
@@ -860,13 +860,13 @@ TEST_CASE("a float load 2 bytes off its alignment is a memcheck error", "[advers
 }
 
 TEST_CASE("min and max accept float and double in a .cu file, as CUDA's math headers do",
-          "[adversarial][!mayfail]") {
+          "[adversarial]") {
   // BUG: cuda.hpp declares min/max for int, unsigned and long long only, so
   // max(x, 0.0f) in a kernel is an ambiguous call and the file does not compile.
   CHECK(adv_float_min_max_compiles());
 }
 
-TEST_CASE("conflict-free 8- and 16-byte shared accesses have no bank conflicts", "[adversarial][counters][!mayfail]") {
+TEST_CASE("conflict-free 8- and 16-byte shared accesses have no bank conflicts", "[adversarial][counters]") {
   // ncu: a warp's 64-bit access needs 2 wavefronts and a 128-bit one 4 (128 bytes per
   // wavefront); l1tex__data_bank_conflicts counts only wavefronts beyond that, so a
   // contiguous double or float4 access has 0 conflicts. BUG: account() in

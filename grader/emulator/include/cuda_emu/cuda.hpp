@@ -201,6 +201,10 @@ inline long long min(long long a, long long b) {
 inline long long max(long long a, long long b) {
   return a > b ? a : b;
 }
+inline float min(float a, float b) { return fminf(a, b); }
+inline float max(float a, float b) { return fmaxf(a, b); }
+inline double min(double a, double b) { return fmin(a, b); }
+inline double max(double a, double b) { return fmax(a, b); }
 
 // Fast-math intrinsics: the emulator computes them exactly.
 inline float __expf(float x) {

@@ -18,6 +18,13 @@ int line_at(std::string_view s, size_t pos) {
   return line;
 }
 
+// True when the token that ends just before position i starts with a digit.
+bool starts_number(std::string_view s, size_t i) {
+  size_t b = i;
+  while (b > 0 && (ident_char(s[b - 1]) || s[b - 1] == '\'' || s[b - 1] == '.')) --b;
+  return b < i && std::isdigit(static_cast<unsigned char>(s[b]));
+}
+
 // Marks which characters are code (not comment or literal).
 std::vector<bool> code_mask(std::string_view s) {
   std::vector<bool> code(s.size(), true);
@@ -28,6 +35,17 @@ std::vector<bool> code_mask(std::string_view s) {
       const size_t end = s.find("*/", i + 2);
       const size_t stop = end == std::string_view::npos ? s.size() : end + 2;
       while (i < stop) code[i++] = false;
+    } else if (s[i] == '"' && i > 0 && s[i - 1] == 'R' && (i < 2 || !ident_char(s[i - 2]) || s[i - 2] == '8' ||
+                                                          s[i - 2] == 'u' || s[i - 2] == 'U' || s[i - 2] == 'L')) {
+      // A raw string R"delim( ... )delim": quotes inside it end nothing.
+      const size_t open = s.find('(', i);
+      const std::string close = ")" + std::string(s.substr(i + 1, open - i - 1)) + "\"";
+      const size_t end = open == std::string_view::npos ? std::string_view::npos : s.find(close, open);
+      const size_t stop = end == std::string_view::npos ? s.size() : end + close.size();
+      while (i < stop) code[i++] = false;
+    } else if (s[i] == '\'' && i > 0 && std::isxdigit(static_cast<unsigned char>(s[i - 1])) && i + 1 < s.size() &&
+               std::isxdigit(static_cast<unsigned char>(s[i + 1])) && starts_number(s, i)) {
+      ++i;  // a digit separator, as in 1'000: not a character literal
     } else if (s[i] == '"' || s[i] == '\'') {
       const char q = s[i];
       code[i++] = false;
@@ -114,8 +132,10 @@ std::string rewrite_launches(std::string_view s) {
     }
     if (j + 2 >= s.size()) throw rewrite_error(line_at(s, i), "<<< without >>>");
     const std::string_view config = s.substr(i + 3, j - i - 3);
-    size_t k = j + 3;
-    while (k < s.size() && std::isspace(static_cast<unsigned char>(s[k]))) ++k;
+    size_t k = j + 3;  // past spaces, comments and line continuations
+    while (k < s.size() && (std::isspace(static_cast<unsigned char>(s[k])) || !code[k] ||
+                            (s[k] == '\\' && k + 1 < s.size() && s[k + 1] == '\n')))
+      ++k;
     if (k >= s.size() || s[k] != '(') throw rewrite_error(line_at(s, j), "expected ( after >>>");
     const size_t close = match(s, code, k, '(', ')');
     const std::string_view args = s.substr(k + 1, close - k - 2);
@@ -127,9 +147,9 @@ std::string rewrite_launches(std::string_view s) {
     out += "::cuda_emu::launch_kernel(::cuda_emu::launch_config{";
     out.append(config);
     out += "}, \"" + name + "\", " + callee;
-    // Keep the line breaks between >>> and ( as well.
+    // Keep the line breaks between >>> and ( as well, escaped where they were (a macro).
     for (size_t p = j + 3; p < k; ++p)
-      if (s[p] == '\n') out.push_back('\n');
+      if (s[p] == '\n') out += s[p - 1] == '\\' ? "\\\n" : "\n";
     if (!trim(args).empty()) out.append(", ").append(args);
     out += ")";
     copied = close;

@@ -14,6 +14,7 @@
 #include <regex>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace lesson_checks {
@@ -46,6 +47,18 @@ inline std::vector<marked_figure> read_marked_figures(const std::filesystem::pat
     }
   }
   return out;
+}
+
+// A computed figure: {value, relative tolerance}.
+using figure = std::pair<double, double>;
+
+// A figure the notes state exactly (integers, exact binary fractions).
+inline figure exact(double value) { return {value, 0.0}; }
+
+// A figure the notes round to `decimals` places: allow half a unit in the last place.
+inline figure rounded(double value, int decimals) {
+  const double half_unit = 0.5 * std::pow(10.0, -decimals);
+  return {value, half_unit * (1.0 + 1e-9) / std::abs(value)};
 }
 
 // Every marked figure whose name starts with `prefix` must equal its computed

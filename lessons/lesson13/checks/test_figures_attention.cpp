@@ -24,18 +24,9 @@
 
 namespace {
 
-using figure = std::pair<double, double>;  // {value, relative tolerance}
-
-// A figure the notes state exactly (integers, exact binary fractions).
-figure exact(double value) {
-  return {value, 0.0};
-}
-
-// A figure the notes round to `decimals` places: allow half a unit in the last place.
-figure rounded(double value, int decimals) {
-  const double half_unit = 0.5 * std::pow(10.0, -decimals);
-  return {value, half_unit * (1.0 + 1e-9) / std::abs(value)};
-}
+using lesson_checks::exact;
+using lesson_checks::figure;
+using lesson_checks::rounded;
 
 constexpr double kKiB = 1024.0;
 constexpr double kMiB = 1024.0 * 1024.0;

@@ -28,17 +28,9 @@
 
 namespace {
 
-using figure = std::pair<double, double>;  // {value, relative tolerance}
-
-figure exact(double value) {
-  return {value, 0.0};
-}
-
-// A figure the notes round to `decimals` places: allow half a unit in the last place.
-figure rounded(double value, int decimals) {
-  const double half_unit = 0.5 * std::pow(10.0, -decimals);
-  return {value, half_unit * (1.0 + 1e-9) / std::abs(value)};
-}
+using lesson_checks::exact;
+using lesson_checks::figure;
+using lesson_checks::rounded;
 
 constexpr long kWarp = 32, kSectorBytes = 32, kBanks = 32, kFloat = 4;
 

@@ -124,7 +124,7 @@ function(course_add_lesson lesson)
                COMMAND sh -c "mkdir -p '${reports}' && \
                  { '$<TARGET_FILE:grader>' ${lesson} --root '${PROJECT_SOURCE_DIR}' --json '${reports}/exercises.json' >/dev/null; test $? -eq 1; } && \
                  '$<TARGET_FILE:grader>' ${lesson} --answers --root '${PROJECT_SOURCE_DIR}' --json '${reports}/answers.json' >/dev/null && \
-                 '${Python3_EXECUTABLE}' '${PROJECT_SOURCE_DIR}/cmake/validate_report.py' \
+                 '${Python3_EXECUTABLE}' '${PROJECT_SOURCE_DIR}/cmake/validate_json.py' \
                    '${PROJECT_SOURCE_DIR}/docs/report.schema.json' '${reports}/exercises.json' '${reports}/answers.json'")
     endif()
   endif()

@@ -5,7 +5,8 @@
 //   grader lesson13 --submission DIR       grade DIR's files (homework marking)
 //   grader lesson13 --json report.json     also write the report as JSON
 //   grader hint lesson13                   hints from the lesson's manifest
-//   grader dev check | dev sync            keep the course honest (instructors)
+//   grader lesson13 --format json          the report on stdout as JSON instead of text
+//   grader dev check [--only NAME] [--list] | dev sync | dev manifest   (instructors)
 // Exit code: 0 passed, 1 failed, 2 could not grade.
 #include <unistd.h>
 
@@ -17,13 +18,14 @@
 #include <nlohmann/json.hpp>
 #include <random>
 
-#include "grader/dev.hpp"
-#include "grader/error.hpp"
-#include "grader/gpu.hpp"
-#include "grader/grade.hpp"
-#include "grader/build.hpp"
-#include "grader/manifest.hpp"
-#include "grader/report.hpp"
+#include "grader/base/error.hpp"
+#include "grader/base/files.hpp"
+#include "grader/commands/dev.hpp"
+#include "grader/commands/gpu.hpp"
+#include "grader/lesson/manifest.hpp"
+#include "grader/pipeline/grade.hpp"
+#include "grader/pipeline/reporter.hpp"
+#include "grader/pipeline/resolve.hpp"
 
 namespace fs = std::filesystem;
 using namespace grader;
@@ -52,7 +54,15 @@ std::map<std::string, double> load_overrides(const std::string& file, const mani
       for (const item& it : u.items) known |= it.id == id;
     if (!known) throw cannot_grade(file + ": \"" + id + "\" is not an item of " + m.lesson);
     if (!value.is_number()) throw cannot_grade(file + ": the points for \"" + id + "\" must be a number");
-    out[id] = value.get<double>();
+    double max_points = 0;
+    for (const unit& u : m.units)
+      for (const item& it : u.items)
+        if (it.id == id) max_points = it.points;
+    const double points = value.get<double>();
+    if (!(points >= 0 && points <= max_points))
+      throw cannot_grade(fmt::format("{}: \"{}\" is worth 0 to {:g} points, not {:g}", file, id,
+                                     max_points, points));
+    out[id] = points;
   }
   return out;
 }
@@ -80,6 +90,9 @@ int main(int argc, char** argv) {
                  "Grade the files in this folder (named as in exercises/<lesson>/)")
       ->excludes(answers_flag);
   app.add_option("--json", json_file, "Also write the report as JSON to this file");
+  std::string format = "text";
+  app.add_option("--format", format, "The report's format on stdout")
+      ->check(CLI::IsMember(reporter_formats()));
   app.add_option("--unit", unit, "Grade only this unit of the lesson");
   app.add_option("--lang", lang_name, "Language of the report: zh or en (default: from LANG)")
       ->check(CLI::IsMember({"zh", "en"}));
@@ -100,7 +113,7 @@ int main(int argc, char** argv) {
       "--gpu", gpu,
       "Also build the CUDA exercises with nvcc, test them on this machine's GPU and time them");
   app.add_option("--build-dir", build_dir,
-                 "The grading build tree (default: build/grade/<lesson>)");
+                 "The grading build tree (default: grade/<lesson> in the grader's build folder)");
 
   auto* hint = app.add_subcommand("hint", "Show the hints for a lesson's exercises");
   std::string hint_lesson;
@@ -114,10 +127,24 @@ int main(int argc, char** argv) {
   auto* check = dev->add_subcommand(
       "check", "Exercises fail, solutions score full, mutants get their declared verdict");
   check->add_option("lessons", dev_lessons, "Lessons to check (default: all)");
+  std::vector<std::string> only;
+  bool list_checks = false;
+  check->add_option("--only", only,
+                    "Run only this check (repeatable); a name ending in ':' selects a group, "
+                    "e.g. mutant:");
+  check->add_flag("--list", list_checks, "List the checks and exit");
+  check->add_option("--seed", seed, "Random seed for the tests' inputs (default: fresh)");
+  auto* manifest_cmd =
+      dev->add_subcommand("manifest", "Print a lesson's exercises as the grader reads them");
+  std::string manifest_lesson;
+  bool manifest_all = false;
+  manifest_cmd->add_option("lesson", manifest_lesson, "The lesson")->required();
+  manifest_cmd->add_flag("--all", manifest_all,
+                         "Every exercise, not only the code ones (one line each: id kind file)");
   auto* sync = dev->add_subcommand("sync", "Regenerate exercises/ from solutions/");
   sync->add_option("lessons", dev_lessons, "Lessons to sync (default: all)");
   sync->add_flag("--check", sync_check, "Only report drift; exit 1 if any file differs");
-  for (auto* sub : {hint, list, check, sync})
+  for (auto* sub : {hint, list, check, sync, manifest_cmd})
     sub->add_option("--root", root, "The course's root folder");
 
   try {
@@ -130,7 +157,7 @@ int main(int argc, char** argv) {
   const bool explicit_seed = seed_option->count() > 0;
   const lang l = lang_name.empty() ? lang_from_env() : (lang_name == "zh" ? lang::zh : lang::en);
   try {
-    const course c = find_course(root, fs::current_path());
+    const course c = find_course(root, fs::current_path());  // trees under our build dir
 
     if (*list) {
       for (const auto& name : c.lessons())
@@ -145,6 +172,10 @@ int main(int argc, char** argv) {
       }
       return 0;
     }
+    if (*manifest_cmd) {
+      dev_manifest_files(load_manifest(c, manifest_lesson), manifest_all, std::cout);
+      return 0;
+    }
     if (*dev) {
       if (dev_lessons.empty()) dev_lessons = c.lessons();
       int failures = 0;
@@ -154,7 +185,11 @@ int main(int argc, char** argv) {
           failures += dev_sync(c, m, sync_check, std::cout);
           if (!sync_check) failures = 0;
         } else {
-          failures += dev_check(c, m, seed, std::cout).failed;
+          const auto r = dev_check(c, m, {seed, only, list_checks}, std::cout);
+          failures += r.failed;
+          for (const auto& name : r.unmatched)
+            return fail_to_grade(fmt::format("no check named '{}' in {} (see dev check --list)",
+                                             name, m.lesson));
         }
       }
       return failures == 0 ? 0 : 1;
@@ -180,17 +215,21 @@ int main(int argc, char** argv) {
     req.fresh = fresh || explicit_seed;
     if (!override_file.empty()) req.overrides = load_overrides(override_file, m);
     report rep = grade(c, m, req);
+    // Text goes out before the GPU part, which takes minutes; other formats hold
+    // the whole report, so they wait for it.
     const bool color = isatty(STDOUT_FILENO) && !std::getenv("NO_COLOR");
-    std::cout << render_text(rep, color) << std::flush;
+    if (format == "text") make_reporter(format, {color})->write(rep, std::cout);
     if (gpu) {
       const gpu_section g = grade_gpu(c, m, req);
       rep.gpu = to_json(g);
-      std::cout << render_text(g, l) << std::flush;
+      if (format == "text") std::cout << render_text(g, l);
     }
+    if (format != "text") make_reporter(format, {color})->write(rep, std::cout);
+    std::cout << std::flush;
     if (!json_file.empty()) {
       std::ofstream out(json_file);
       if (!out) return fail_to_grade("cannot write " + json_file);
-      out << to_json(rep).dump(2) << "\n";
+      make_reporter("json")->write(rep, out);
     }
     return rep.passed() ? 0 : 1;
   } catch (const cannot_grade& e) {

@@ -1,13 +1,19 @@
 // Catch2's main, compiled once for every lesson test binary, plus the "course-json"
 // reporter: one JSON object per test case, flushed as soon as the case ends, so the
 // grader keeps every finished result even if student code crashes the process later.
-//   lesson13_tests --reporter course-json "[code.update]"
+// The record's fields are the protocol in course/protocol.hpp.
+//   lesson13_online_softmax_tests --reporter course-json --out r.jsonl "[code.update]"
 #define CATCH_CONFIG_MAIN
 #include <catch2/catch.hpp>
 
 #include <nlohmann/json.hpp>
 
+#include "course/blank.hpp"
+#include "course/protocol.hpp"
+
 namespace {
+
+namespace protocol = course::protocol;
 
 class course_json_reporter : public Catch::StreamingReporterBase<course_json_reporter> {
  public:
@@ -22,17 +28,18 @@ class course_json_reporter : public Catch::StreamingReporterBase<course_json_rep
   bool assertionEnded(Catch::AssertionStats const& stats) override {
     const auto& result = stats.assertionResult;
     if (result.isOk()) return true;
+    namespace f = protocol::failure_field;
     nlohmann::json failure{
-        {"file", result.getSourceInfo().file},
-        {"line", result.getSourceInfo().line},
-        {"expression", result.hasExpression() ? result.getExpressionInMacro() : ""},
-        {"expanded", result.hasExpandedExpression() ? result.getExpandedExpression() : ""},
-        {"message", result.hasMessage() ? result.getMessage() : ""},
-        {"kind", kind_name(result.getResultType())},
-        {"info", nlohmann::json::array()},
+        {f::file, result.getSourceInfo().file},
+        {f::line, result.getSourceInfo().line},
+        {f::expression, result.hasExpression() ? result.getExpressionInMacro() : ""},
+        {f::expanded, result.hasExpandedExpression() ? result.getExpandedExpression() : ""},
+        {f::message, result.hasMessage() ? result.getMessage() : ""},
+        {f::kind, kind_name(result.getResultType())},
+        {f::info, nlohmann::json::array()},
     };
     for (const auto& info : stats.infoMessages) {
-      if (info.type == Catch::ResultWas::Info) failure["info"].push_back(info.message);
+      if (info.type == Catch::ResultWas::Info) failure[f::info].push_back(info.message);
     }
     failures_.push_back(std::move(failure));
     return true;
@@ -41,33 +48,38 @@ class course_json_reporter : public Catch::StreamingReporterBase<course_json_rep
   void testCaseStarting(Catch::TestCaseInfo const& info) override {
     StreamingReporterBase::testCaseStarting(info);
     failures_ = nlohmann::json::array();
+    course::thrown_blank = nullptr;
   }
 
   void testCaseEnded(Catch::TestCaseStats const& stats) override {
+    namespace f = protocol::field;
     nlohmann::json record{
-        {"test", stats.testInfo.name},
-        {"tags", stats.testInfo.tags},
-        {"passed", stats.totals.assertions.allOk() && stats.totals.assertions.total() > 0},
-        {"assertions", stats.totals.assertions.total()},
-        {"failures", failures_},
-        {"seed", m_config->rngSeed()},
+        {f::test, stats.testInfo.name},
+        {f::tags, stats.testInfo.tags},
+        {f::passed, stats.totals.assertions.allOk() && stats.totals.assertions.total() > 0},
+        {f::assertions, stats.totals.assertions.total()},
+        {f::failures, failures_},
+        {f::seed, m_config->rngSeed()},
     };
+    // A blank that threw during a failed case: the case failed because of it.
+    if (course::thrown_blank && !stats.totals.assertions.allOk())
+      record[f::blank] = course::thrown_blank;
     stream << record.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << '\n'
            << std::flush;
     StreamingReporterBase::testCaseEnded(stats);
   }
 
  private:
-  static const char* kind_name(Catch::ResultWas::OfType type) {
+  static std::string_view kind_name(Catch::ResultWas::OfType type) {
     switch (type) {
       case Catch::ResultWas::ThrewException:
-        return "exception";
+        return protocol::failure_kind::exception;
       case Catch::ResultWas::FatalErrorCondition:
-        return "fatal";
+        return protocol::failure_kind::fatal;
       case Catch::ResultWas::ExplicitFailure:
-        return "fail";
+        return protocol::failure_kind::fail;
       default:
-        return "assertion";
+        return protocol::failure_kind::assertion;
     }
   }
 
@@ -76,4 +88,6 @@ class course_json_reporter : public Catch::StreamingReporterBase<course_json_rep
 
 }  // namespace
 
+// The name must equal protocol::reporter (Catch2's macro needs a literal).
 CATCH_REGISTER_REPORTER("course-json", course_json_reporter)
+static_assert(protocol::reporter == "course-json");

@@ -13,9 +13,9 @@
 #include <sstream>
 #include <string>
 
-#include "grader/answers.hpp"
-#include "grader/error.hpp"
-#include "grader/manifest.hpp"
+#include "grader/lesson/answers.hpp"
+#include "grader/base/error.hpp"
+#include "grader/lesson/manifest.hpp"
 
 namespace fs = std::filesystem;
 using Catch::Matchers::Contains;

@@ -15,8 +15,9 @@
 #include <string>
 #include <vector>
 
-#include "grader/error.hpp"
-#include "grader/manifest.hpp"
+#include "grader/base/error.hpp"
+#include "grader/base/files.hpp"
+#include "grader/lesson/manifest.hpp"
 
 namespace fs = std::filesystem;
 using Catch::Matchers::Contains;
@@ -164,12 +165,14 @@ TEST_CASE("load_manifest reads the real lesson13 manifest", "[manifest]") {
 }
 
 TEST_CASE("course paths and text::in", "[manifest]") {
-  const course c{"/course"};
+  const course c{"/course", "/elsewhere/build"};
   CHECK(c.manifest_path("lesson13") == fs::path("/course/lessons/lesson13/manifest.json"));
   CHECK(c.exercises_dir("lesson13") == fs::path("/course/exercises/lesson13"));
   CHECK(c.solutions_dir("lesson13") == fs::path("/course/solutions/lesson13"));
   CHECK(c.mutants_dir("lesson13") == fs::path("/course/solutions/lesson13/mutants"));
-  CHECK(c.grading_tree("lesson13") == fs::path("/course/build/grade/lesson13"));
+  // What the grader writes lives under its build folder, never in the checkout.
+  CHECK(c.grading_tree("lesson13") == fs::path("/elsewhere/build/grade/lesson13"));
+  CHECK(c.scratch_dir("lesson13") == fs::path("/elsewhere/build/grade/lesson13-scratch"));
 
   const grader::text t{"中文", "English"};
   CHECK(t.in(grader::lang::zh) == "中文");
@@ -234,7 +237,26 @@ TEST_CASE("load_manifest: each malformed manifest is an input_error naming the f
       {"lesson of another folder", [](json& j) { j["lesson"] = "other"; },
        "\"lesson\" is \"other\" but the folder is x"},
       {"title without en", [](json& j) { j["title"].erase("en"); },
-       "manifest.title must have \"zh\" and \"en\" strings"},
+       "manifest.title must have \"zh\" and \"en\" strings and nothing else"},
+      {"title with a third language", [](json& j) { j["title"]["fr"] = "Leçon"; },
+       "manifest.title must have \"zh\" and \"en\" strings and nothing else"},
+      {"no schema", [](json& j) { j.erase("schema"); },
+       "manifest schema (missing) is not the 1 this grader reads (docs/manifest.schema.json)"},
+      {"schema of another version", [](json& j) { j["schema"] = 2; },
+       "manifest schema 2 is not the 1 this grader reads (docs/manifest.schema.json)"},
+      {"unknown top-level key", [](json& j) { j["exercise"] = json::array(); },
+       "manifest has an unknown key \"exercise\" (known: schema, lesson, title, notes, exercises, "
+       "units)"},
+      {"misspelt exercise key", [](json& j) { j["exercises"][0]["hint"] = json::object(); },
+       "exercise code has an unknown key \"hint\" (known: id, file, kind, key, title, hints)"},
+      {"misspelt item key", [](json& j) { j["units"][0]["items"][0]["point"] = 1; },
+       "unit exam item code.a has an unknown key \"point\" (known: id, exercise, points, title, "
+       "feedback)"},
+      {"misspelt unit key", [](json& j) { j["units"][0]["veto"] = json::array(); },
+       "unit exam has an unknown key \"veto\" (known: id, title, max_score, pass_line, items, "
+       "vetoes)"},
+      {"misspelt veto key", [](json& j) { j["units"][0]["vetoes"][0]["explains"] = "x"; },
+       "unit exam veto v1 has an unknown key \"explains\" (known: id, title, explain)"},
       {"no exercises", [](json& j) { j.erase("exercises"); }, "manifest has no \"exercises\""},
       {"exercise without file", [](json& j) { j["exercises"][0].erase("file"); },
        "exercise code has no \"file\""},
@@ -267,7 +289,8 @@ TEST_CASE("load_manifest: each malformed manifest is an input_error naming the f
        "unit exam veto v1 has no \"title\""},
       {"feedback without en",
        [](json& j) { j["units"][0]["items"][0]["feedback"]["pass"].erase("en"); },
-       "unit exam item code.a.feedback.pass must have \"zh\" and \"en\" strings"},
+       "unit exam item code.a.feedback.pass must have \"zh\" and \"en\" strings and nothing "
+       "else"},
   };
   for (const auto& b : cases) {
     INFO(b.what);
@@ -283,7 +306,7 @@ TEST_CASE("load_manifest: each malformed manifest is an input_error naming the f
   CHECK_THROWS_WITH(load_manifest(tc.c, "x"), StartsWith(file.string() + ": not valid JSON: "));
 
   tc.write("x", std::string("[1, 2]"));
-  CHECK_THROWS_WITH(load_manifest(tc.c, "x"), file.string() + ": manifest has no \"lesson\"");
+  CHECK_THROWS_WITH(load_manifest(tc.c, "x"), file.string() + ": manifest must be an object");
 
   tc.write("x", std::string(""));
   CHECK_THROWS_AS(load_manifest(tc.c, "x"), input_error);
@@ -363,4 +386,13 @@ TEST_CASE("find_course takes a hint only when it is a course root", "[manifest]"
 TEST_CASE("find_course falls back to the source tree the grader was built from", "[manifest]") {
   temp_dir outside;  // under the temp dir, in no course
   CHECK(fs::equivalent(find_course({}, outside.path).root, source_dir));
+}
+
+TEST_CASE("find_course puts grading trees under the grader's build folder, or the one given",
+          "[manifest]") {
+  const course own = find_course({}, source_dir);
+  CHECK(own.build_dir == grader::executable_build_dir());
+  CHECK(own.grading_tree("lesson13") == grader::executable_build_dir() / "grade" / "lesson13");
+  const course moved = find_course({}, source_dir, "/tmp/elsewhere");
+  CHECK(moved.grading_tree("lesson13") == fs::path("/tmp/elsewhere/grade/lesson13"));
 }

@@ -2,8 +2,8 @@
 //   build/bin/grader_tests "[regions]"
 #include <catch2/catch.hpp>
 
-#include "grader/error.hpp"
-#include "grader/regions.hpp"
+#include "grader/base/error.hpp"
+#include "grader/lesson/regions.hpp"
 
 using grader::find_blanks;
 using grader::make_student_file;

@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "grader/regions.hpp"
-#include "grader/report.hpp"
+#include "grader/base/files.hpp"
+#include "grader/pipeline/reporter.hpp"
 
 using Catch::Matchers::Contains;
 using grader::display_width;
@@ -169,7 +169,8 @@ TEST_CASE("to_json has the documented fields, first unit on top and every unit i
   const nlohmann::json j = to_json(r);
   CHECK(keys(j) == std::set<std::string>{"lesson", "unit", "score", "max_score", "pass_line",
                                          "passed", "vetoes", "items", "units", "title",
-                                         "submission", "seed", "lang", "messages"});
+                                         "submission", "seed", "lang", "messages", "isolation",
+                                         "build_failures"});
   CHECK(j["lesson"] == "lesson13");
   CHECK(j["unit"] == "exam");
   CHECK(j["score"].get<double>() == Approx(9.67));

@@ -15,7 +15,7 @@
 #include <string>
 #include <thread>
 
-#include "grader/subprocess.hpp"
+#include "grader/base/subprocess.hpp"
 
 namespace fs = std::filesystem;
 using namespace std::chrono_literals;

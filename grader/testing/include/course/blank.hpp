@@ -2,7 +2,8 @@
 // A student file compiles with `x = BLANK(m_new);` (an expression) or
 // `BLANK_STMT(barrier);` (a statement, e.g. where a __syncthreads() belongs);
 // running either throws course::unfilled_blank, so the tests fail with the blank's
-// name instead of crashing.
+// name instead of crashing. The reporter also records the name in its own field
+// (course/protocol.hpp: field::blank), so the grader never reads it from a message.
 #pragma once
 
 #include <stdexcept>
@@ -18,10 +19,15 @@
 
 namespace course {
 
+// The last blank that threw, for the test reporter; reset at each test case.
+inline const char* thrown_blank = nullptr;
+
 class unfilled_blank : public std::logic_error {
  public:
   COURSE_BLANK_UNCHECKED explicit unfilled_blank(const char* name)
-      : std::logic_error(message(name).text), name_(name) {}
+      : std::logic_error(message(name).text), name_(name) {
+    thrown_blank = name;
+  }
   // The blank's name, as written in BLANK(name).
   const char* name() const { return name_; }
 

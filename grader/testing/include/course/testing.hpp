@@ -14,6 +14,8 @@
 #include <string_view>
 #include <vector>
 
+#include "course/protocol.hpp"
+
 namespace course {
 
 // A generator for one test: the run's seed mixed with the test's own name, so
@@ -25,8 +27,7 @@ inline std::mt19937_64 test_rng(std::string_view test_name) {
 
 // A line for INFO(): how to reproduce this run.
 inline std::string seed_note() {
-  return "rng seed " + std::to_string(Catch::rngSeed()) + " (reproduce with --rng-seed " +
-         std::to_string(Catch::rngSeed()) + ")";
+  return protocol::seed_line(Catch::rngSeed());
 }
 
 inline std::vector<float> random_matrix(std::mt19937_64& rng, long rows, long cols, double scale) {

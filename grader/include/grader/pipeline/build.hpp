@@ -1,0 +1,71 @@
+// Stage 2, build: the grader's own build tree for one lesson (by default
+// <grader's build dir>/grade/<lesson>). It configures the course with
+// COURSE_GRADING_LESSON, points one-line wrapper files at the submission's code
+// files and builds each exercise's test binary, <lesson>_<id>_tests. Each target
+// is built by its own build-tool run, and that run's exit status alone says
+// whether the exercise built: a compile error marks only its own exercise. The
+// student's files are only ever read; on a re-grade only their translation units
+// recompile.
+#pragma once
+
+#include <chrono>
+#include <filesystem>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "grader/lesson/manifest.hpp"
+
+namespace grader {
+
+struct exercise_build {
+  std::string exercise, file;  // the exercise's id and file name
+  bool ok = false;
+  std::string diagnostics;  // why not: compiler errors in its file, gcc file:line:col form
+  std::filesystem::path tests_binary;
+};
+
+struct build_result {
+  std::map<std::string, exercise_build> exercises;  // by exercise id
+  std::map<std::string, bool> extras;               // extra targets asked for: built?
+  double seconds = 0;
+
+  bool built(const std::string& exercise_id) const;
+};
+
+// Holds an exclusive lock on the tree while it lives, so two graders never build
+// the same tree at once.
+class grading_tree {
+ public:
+  // cmake_args: extra -D options for the configure (e.g. -DCOURSE_CUDA=ON).
+  grading_tree(const course& c, const manifest& m, std::filesystem::path dir,
+               std::vector<std::string> cmake_args = {});
+  ~grading_tree();
+  grading_tree(const grading_tree&) = delete;
+  grading_tree& operator=(const grading_tree&) = delete;
+
+  const std::filesystem::path& dir() const { return dir_; }
+
+  // files: exercise file name -> the file to compile (the student's own path).
+  // Builds the test binary of every code exercise in `files`, one target at a
+  // time. Throws cannot_grade when cmake or the compiler is missing or the
+  // configure fails.
+  build_result build(const std::map<std::string, std::filesystem::path>& files,
+                     std::chrono::seconds timeout,
+                     const std::vector<std::string>& extra_targets = {});
+
+ private:
+  const course& course_;
+  const manifest& manifest_;
+  std::filesystem::path dir_;
+  std::vector<std::string> cmake_args_;
+  int lock_fd_ = -1;
+};
+
+// Keeps the compiler's lines about `student_files`, with their paths shown
+// relative to the current directory; falls back to any error lines (a linker
+// error, say) when none mention them.
+std::string student_diagnostics(const std::string& compiler_output,
+                                const std::map<std::string, std::filesystem::path>& student_files);
+
+}  // namespace grader

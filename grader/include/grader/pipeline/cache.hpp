@@ -1,0 +1,31 @@
+// The run stage's result cache: a test binary's results are reused while the
+// binary is unchanged (like Go's test cache), so a re-grade that changed one file
+// re-runs only that exercise's tests. The fingerprint is the binary's size and
+// modification time.
+#pragma once
+
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "grader/pipeline/run.hpp"
+
+namespace grader {
+
+std::string binary_fingerprint(const std::filesystem::path& binary);
+
+void save_cached_runs(const std::filesystem::path& file, const std::string& fingerprint,
+                      unsigned seed, const std::vector<tag_run>& runs);
+
+// The cached runs for `tags`, or nothing when the cache is stale or lacks one.
+// `seed` receives the seed they ran with; with `require_seed`, only runs made with
+// that seed come back.
+std::map<std::string, tag_run> load_cached_runs(const std::filesystem::path& file,
+                                                const std::string& fingerprint,
+                                                const std::vector<std::string>& tags,
+                                                unsigned* seed,
+                                                std::optional<unsigned> require_seed = {});
+
+}  // namespace grader

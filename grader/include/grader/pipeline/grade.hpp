@@ -1,0 +1,43 @@
+// Grades one submission of a lesson through the pipeline's stages:
+//   resolve (resolve.hpp) -> build (build.hpp) -> run (run.hpp) -> score (score.hpp)
+// and returns the report, which a reporter (reporter.hpp) then writes. See
+// docs/architecture.md for what crosses each boundary.
+#pragma once
+
+#include <chrono>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+
+#include "grader/lesson/manifest.hpp"
+#include "grader/pipeline/report.hpp"
+#include "grader/pipeline/run.hpp"
+
+namespace grader {
+
+struct grade_request {
+  // Exercise file name -> the file to grade. Only read, never written.
+  std::map<std::string, std::filesystem::path> files;
+  std::string label;  // how the submission is named in the report
+  std::string unit;   // empty: every unit
+  lang language = lang::en;
+  unsigned seed = 0;  // Catch2 --rng-seed for the tests
+  std::chrono::milliseconds test_timeout{std::chrono::seconds(10)};
+  std::chrono::seconds build_timeout{std::chrono::minutes(5)};
+  std::filesystem::path tree;  // empty: course::grading_tree(lesson)
+  bool fresh = false;          // re-run every test, even of unchanged test binaries
+  std::optional<unsigned> cache_seed;  // reuse only results made with this seed
+  // Instructor review: item id -> points, replacing what the grader gave (an
+  // explanation marked needs_review, say).
+  std::map<std::string, double> overrides;
+};
+
+// Grades with the given runner, or with a plain process_runner.
+report grade(const course& c, const manifest& m, const grade_request& request, runner& tests);
+report grade(const course& c, const manifest& m, const grade_request& request);
+
+// The grading tree a request builds in.
+std::filesystem::path tree_of(const course& c, const manifest& m, const grade_request& request);
+
+}  // namespace grader

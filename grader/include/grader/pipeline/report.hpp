@@ -1,0 +1,61 @@
+// Stage 5's input: the grading result as plain data. Per unit: items with points
+// and feedback, vetoes, score, pass line and verdict; for the whole grade: the
+// messages (unfilled blanks, reused results), the exercises that did not build,
+// and how the tests were isolated. Reporters (reporter.hpp) turn it into text,
+// JSON and other formats.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "grader/base/i18n.hpp"
+
+namespace grader {
+
+enum class item_status { pass, partial, fail, error };
+const char* to_string(item_status s);
+
+struct item_result {
+  std::string id, title;
+  double points = 0, max_points = 0;
+  item_status status = item_status::fail;
+  std::string feedback;
+  bool needs_review = false;
+};
+
+struct veto_result {
+  std::string id, title, reason;
+};
+
+struct unit_report {
+  std::string id, title;
+  double score = 0, max_score = 0, pass_line = 0;
+  bool passed = false;
+  std::vector<item_result> items;
+  std::vector<veto_result> vetoes;
+
+  void add_veto(const std::string& id, const std::string& title, const std::string& reason);
+  void finish();  // sums the score and decides the verdict
+};
+
+// An exercise file that did not compile: its items are errors, nothing else is.
+struct build_failure {
+  std::string file;         // the exercise's file name, e.g. matmul_coalesced.cu
+  std::string diagnostics;  // the compiler's lines about it
+};
+
+struct report {
+  std::string lesson, title, submission;
+  lang language = lang::en;
+  unsigned seed = 0;
+  std::string isolation;               // the runner's: "process", ...
+  std::vector<std::string> messages;   // unfilled blanks, unreadable files, reused results
+  std::vector<build_failure> build_failures;
+  std::vector<unit_report> units;
+  nlohmann::json gpu;  // --gpu: the GPU section (null otherwise)
+
+  bool passed() const;
+};
+
+}  // namespace grader

@@ -1,0 +1,41 @@
+// Stage 5, report: a reporter writes a report in one format. Each format is one
+// file under src/pipeline/reporters/ behind this interface, listed once in
+// reporter.cpp; `grader --format NAME` picks one.
+#pragma once
+
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <ostream>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "grader/pipeline/report.hpp"
+
+namespace grader {
+
+struct reporter_options {
+  bool color = false;  // text: ANSI colours for a terminal
+};
+
+class reporter {
+ public:
+  virtual ~reporter() = default;
+  virtual void write(const report& r, std::ostream& out) const = 0;
+};
+
+// The reporter for `format`, or nullptr when there is none by that name.
+std::unique_ptr<reporter> make_reporter(std::string_view format, const reporter_options& o = {});
+std::vector<std::string> reporter_formats();
+
+// The two built-in formats, also usable directly.
+// text: a table per unit, in the report's language (zh or en).
+std::string render_text(const report& r, bool color);
+// json: docs/report.schema.json. Top level: the first unit's fields (lesson,
+// score, max_score, pass_line, passed, vetoes, items), then every unit in "units".
+nlohmann::json to_json(const report& r);
+
+// Terminal columns a UTF-8 string takes (CJK characters take two).
+size_t display_width(std::string_view s);
+
+}  // namespace grader

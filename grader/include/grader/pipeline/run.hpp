@@ -1,0 +1,117 @@
+// Stage 3, run: each test job (one tag of one exercise's test binary) runs in its
+// own process through a `runner`, which applies the limits and returns the records
+// the test reporter wrote (course/protocol.hpp). Records come from a file, never
+// from the process's output, so nothing the student's code prints can pose as one.
+//
+// A runner is one class behind the `runner` interface: process_runner (a plain
+// child process with a time limit) is the first; a sandboxed runner plugs in the
+// same way.
+#pragma once
+
+#include <chrono>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "grader/base/subprocess.hpp"
+#include "grader/lesson/manifest.hpp"
+#include "grader/pipeline/build.hpp"
+#include "grader/pipeline/resolve.hpp"
+
+namespace grader {
+
+struct test_failure {
+  std::string file;
+  int line = 0;
+  std::string kind;  // course::protocol::failure_kind
+  std::string expression, expanded, message;
+  std::vector<std::string> info;  // INFO() messages in scope
+};
+
+struct test_record {
+  std::string name;
+  std::vector<std::string> tags;
+  bool passed = false;
+  std::vector<test_failure> failures;
+  std::string blank;  // the unfilled blank the case ran into, if any
+};
+
+// One process to run: a binary's tests for one tag, and how many tests it has.
+struct test_job {
+  std::string exercise;  // the exercise whose binary it is
+  std::filesystem::path binary;
+  std::string tag;
+  int expected_tests = 0;  // from --list-tags; 0 when unknown
+};
+
+struct tag_run {
+  std::string exercise, tag;
+  int expected_tests = 0;
+  std::vector<test_record> records;
+  std::string raw_records;  // the reporter's lines, as written
+  run_result process;
+
+  // The process ended cleanly and every expected test reported and passed, so an
+  // early exit cannot skip a test unnoticed.
+  bool passed() const;
+  // The blank the first failing record ran into, or "".
+  std::string blank() const;
+};
+
+struct run_limits {
+  std::chrono::milliseconds timeout{std::chrono::seconds(10)};
+  size_t max_output = 2u << 20;
+};
+
+class runner {
+ public:
+  virtual ~runner() = default;
+  // How the tests are isolated, for the report: "process", "sandbox", ...
+  virtual std::string isolation() const = 0;
+  // Runs one job to the end (or its limits). Never throws for what the test does.
+  virtual tag_run run(const test_job& job, unsigned seed, const run_limits& limits) = 0;
+};
+
+// A plain child process in its own process group, killed at the time limit. The
+// reporter writes to a file under `scratch`.
+class process_runner final : public runner {
+ public:
+  explicit process_runner(std::filesystem::path scratch) : scratch_(std::move(scratch)) {}
+  std::string isolation() const override { return "process"; }
+  tag_run run(const test_job& job, unsigned seed, const run_limits& limits) override;
+
+ private:
+  std::filesystem::path scratch_;
+};
+
+// Runs the jobs, up to `parallel` at once; results in job order.
+std::vector<tag_run> run_all(runner& r, const std::vector<test_job>& jobs, unsigned seed,
+                             const run_limits& limits, unsigned parallel);
+
+// The run stage as a whole: for each built exercise, one job per item tag and per
+// veto tag of the graded units, unless the cache holds that binary's results.
+struct run_settings {
+  unsigned seed = 0;
+  run_limits limits;
+  unsigned parallel = 2;
+  bool fresh = false;                    // ignore the cache
+  std::optional<unsigned> cache_seed;    // reuse only runs made with this seed
+  std::filesystem::path cache_dir;       // where each binary's results are kept
+};
+struct test_runs {
+  std::vector<tag_run> runs;
+  std::vector<std::string> reused;  // "file (seed N)": results taken from the cache
+};
+test_runs run_tests(runner& r, const resolved& what, const build_result& built,
+                    const run_settings& s);
+
+// The tags the binary's tests carry, e.g. "[code.update]", with their test counts.
+std::map<std::string, int> list_tags(const std::filesystem::path& binary);
+
+// Parses the reporter's JSON lines; skips anything that is not a well-formed record.
+std::vector<test_record> parse_records(const std::string& output);
+
+}  // namespace grader

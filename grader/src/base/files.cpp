@@ -1,0 +1,61 @@
+// File, path and line helpers (see files.hpp).
+#include "grader/base/files.hpp"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "grader/base/error.hpp"
+
+namespace fs = std::filesystem;
+
+namespace grader {
+
+std::string read_text(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  if (!in) throw cannot_grade(fmt::format("cannot read {}", display_path(p)));
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+void write_if_changed(const fs::path& p, const std::string& content) {
+  std::error_code ec;
+  if (fs::exists(p, ec) && read_text(p) == content) return;
+  std::ofstream out(p, std::ios::binary);
+  out << content;
+  if (!out) throw cannot_grade(fmt::format("cannot write {}", display_path(p)));
+}
+
+std::string display_path(const fs::path& p) {
+  std::error_code ec;
+  const fs::path rel = fs::relative(p, fs::current_path(ec), ec);
+  if (!ec && !rel.empty() && !rel.string().starts_with("..")) return rel.string();
+  return p.string();
+}
+
+std::vector<std::string_view> split_lines(std::string_view text) {
+  std::vector<std::string_view> lines;
+  size_t start = 0;
+  while (start < text.size()) {
+    const size_t end = text.find('\n', start);
+    std::string_view line =
+        end == std::string_view::npos ? text.substr(start) : text.substr(start, end - start);
+    if (line.ends_with('\r')) line.remove_suffix(1);  // CRLF files (Git for Windows)
+    lines.push_back(line);
+    if (end == std::string_view::npos) break;
+    start = end + 1;
+  }
+  return lines;
+}
+
+fs::path executable_build_dir() {
+  std::error_code ec;
+  const fs::path exe = fs::canonical("/proc/self/exe", ec);
+  if (ec) return fs::current_path(ec) / "build";
+  return exe.parent_path().parent_path();
+}
+
+}  // namespace grader

@@ -1,0 +1,180 @@
+// fork/exec with a deadline (see subprocess.hpp).
+#include "grader/base/subprocess.hpp"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <fmt/format.h>
+
+namespace grader {
+
+std::string run_result::describe() const {
+  if (spawn_failed) return "could not start: " + output;
+  if (timed_out) return fmt::format("timed out after {:.1f} s", seconds);
+  if (term_signal)
+    return fmt::format("killed by {}", sigabbrev_np(term_signal)
+                                           ? fmt::format("SIG{}", sigabbrev_np(term_signal))
+                                           : std::to_string(term_signal));
+  return fmt::format("exit code {}", exit_code);
+}
+
+namespace {
+
+bool executable_file(const std::string& path) {
+  struct stat st {};
+  return stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) && access(path.c_str(), X_OK) == 0;
+}
+
+}  // namespace
+
+bool on_path(const std::string& program) {
+  if (program.empty()) return false;
+  if (program.find('/') != std::string::npos) return executable_file(program);
+  const char* path = std::getenv("PATH");
+  if (!path) return false;
+  std::string p(path);
+  for (size_t start = 0; start <= p.size();) {
+    size_t end = p.find(':', start);
+    if (end == std::string::npos) end = p.size();
+    const std::string dir = p.substr(start, end - start);
+    if (!dir.empty() && executable_file(dir + "/" + program)) return true;
+    start = end + 1;
+  }
+  return false;
+}
+
+run_result run_process(const std::vector<std::string>& argv, const run_options& options) {
+  using clock = std::chrono::steady_clock;
+  run_result r;
+  const auto start = clock::now();
+  if (argv.empty()) {
+    r.spawn_failed = true;
+    r.output = "no program given";
+    return r;
+  }
+  int fds[2], errfds[2];  // output; and exec/chdir failures, closed by a successful exec
+  if (pipe2(fds, O_CLOEXEC) != 0) {
+    r.spawn_failed = true;
+    r.output = std::strerror(errno);
+    return r;
+  }
+  if (pipe2(errfds, O_CLOEXEC) != 0) {
+    close(fds[0]);
+    close(fds[1]);
+    r.spawn_failed = true;
+    r.output = std::strerror(errno);
+    return r;
+  }
+
+  // Everything the child needs is built before fork: after it, only async-signal-safe calls.
+  std::vector<char*> args;
+  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  std::vector<std::string> env_strings;
+  for (char** e = environ; *e; ++e) env_strings.emplace_back(*e);
+  for (const auto& kv : options.env) {
+    const std::string name = kv.substr(0, kv.find('=') + 1);
+    std::erase_if(env_strings, [&](const std::string& s) { return s.starts_with(name); });
+    env_strings.push_back(kv);
+  }
+  std::vector<char*> envp;
+  for (auto& e : env_strings) envp.push_back(e.data());
+  envp.push_back(nullptr);
+
+  const pid_t pid = fork();
+  if (pid == 0) {
+    setpgid(0, 0);
+    dup2(fds[1], STDOUT_FILENO);
+    dup2(fds[1], STDERR_FILENO);
+    const int devnull = open("/dev/null", O_RDONLY);
+    if (devnull >= 0) dup2(devnull, STDIN_FILENO);
+    int failure[2] = {0, 0};  // {stage: 1 chdir, 2 exec; errno}
+    if (!options.cwd.empty() && chdir(options.cwd.c_str()) != 0) {
+      failure[0] = 1;
+      failure[1] = errno;
+      (void)!write(errfds[1], failure, sizeof failure);
+      _exit(127);
+    }
+    execvpe(args[0], args.data(), envp.data());
+    failure[0] = 2;
+    failure[1] = errno;
+    (void)!write(errfds[1], failure, sizeof failure);
+    _exit(127);
+  }
+  close(fds[1]);
+  close(errfds[1]);
+  if (pid < 0) {
+    close(fds[0]);
+    close(errfds[0]);
+    r.spawn_failed = true;
+    r.output = std::strerror(errno);
+    return r;
+  }
+  setpgid(pid, pid);  // also from the parent, so the group exists before any kill
+
+  int failure[2] = {0, 0};
+  if (read(errfds[0], failure, sizeof failure) == sizeof failure) {
+    close(errfds[0]);
+    close(fds[0]);
+    waitpid(pid, nullptr, 0);
+    r.spawn_failed = true;
+    r.output = failure[0] == 1 ? fmt::format("cannot enter {}: {}", options.cwd.string(),
+                                             std::strerror(failure[1]))
+                               : fmt::format("{}: {}", argv[0], std::strerror(failure[1]));
+    return r;
+  }
+  close(errfds[0]);
+
+  // Read until the child exits (not until the pipe closes: a grandchild may hold it).
+  const auto deadline = start + options.timeout;
+  char buf[65536];
+  int status = 0;
+  bool exited = false, pipe_open = true;
+  auto drain = [&](int wait_ms) {
+    pollfd p{fds[0], POLLIN, 0};
+    while (pipe_open && clock::now() < deadline && poll(&p, 1, wait_ms) > 0) {
+      const ssize_t n = read(fds[0], buf, sizeof buf);
+      if (n <= 0) {
+        if (n < 0 && errno == EINTR) continue;
+        pipe_open = false;
+        break;
+      }
+      if (r.output.size() < options.max_output)
+        r.output.append(buf, std::min<size_t>(n, options.max_output - r.output.size()));
+      wait_ms = 0;
+    }
+  };
+  while (!exited) {
+    const auto left =
+        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - clock::now());
+    if (left.count() <= 0) {
+      r.timed_out = true;
+      break;
+    }
+    if (pipe_open)
+      drain(static_cast<int>(std::min<long>(left.count(), 20)));
+    else
+      usleep(1000);
+    exited = waitpid(pid, &status, WNOHANG) == pid;
+  }
+  if (exited) drain(0);  // what it wrote just before exiting
+  close(fds[0]);
+  kill(-pid, SIGKILL);  // on timeout the child; otherwise leftovers in its group
+  if (r.timed_out) {
+    waitpid(pid, &status, 0);
+  } else {
+    if (WIFEXITED(status)) r.exit_code = WEXITSTATUS(status);
+    if (WIFSIGNALED(status)) r.term_signal = WTERMSIG(status);
+  }
+  r.seconds = std::chrono::duration<double>(clock::now() - start).count();
+  return r;
+}
+
+}  // namespace grader

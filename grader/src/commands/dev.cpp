@@ -1,0 +1,476 @@
+// dev sync, dev check and dev manifest (see dev.hpp).
+#include "grader/commands/dev.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ostream.h>
+
+#include <algorithm>
+#include <functional>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <set>
+#include <sstream>
+
+#include "course/protocol.hpp"
+#include "grader/base/error.hpp"
+#include "grader/base/files.hpp"
+#include "grader/lesson/answers.hpp"
+#include "grader/lesson/regions.hpp"
+#include "grader/pipeline/build.hpp"
+#include "grader/pipeline/grade.hpp"
+#include "grader/pipeline/resolve.hpp"
+
+namespace fs = std::filesystem;
+namespace protocol = ::course::protocol;
+
+namespace grader {
+namespace {
+
+std::string join(const std::set<std::string>& s) {
+  std::string out;
+  for (const auto& x : s) out += (out.empty() ? "" : ", ") + x;
+  return out.empty() ? "none" : out;
+}
+
+// Line number of the first difference, for a drift message.
+int first_difference(const std::string& a, const std::string& b) {
+  const auto la = split_lines(a), lb = split_lines(b);
+  size_t i = 0;
+  while (i < la.size() && i < lb.size() && la[i] == lb[i]) ++i;
+  return static_cast<int>(i + 1);
+}
+
+std::set<std::string> not_passed(const unit_report& u) {
+  std::set<std::string> s;
+  for (const auto& it : u.items)
+    if (it.status != item_status::pass) s.insert(it.id);
+  return s;
+}
+
+std::set<std::string> veto_ids(const unit_report& u) {
+  std::set<std::string> s;
+  for (const auto& v : u.vetoes) s.insert(v.id);
+  return s;
+}
+
+std::set<std::string> failed_builds(const report& r) {
+  std::set<std::string> s;
+  for (const auto& b : r.build_failures) s.insert(b.file);
+  return s;
+}
+
+std::string verdict_text(const unit_report& u) {
+  return fmt::format("{:g}/{:g}, not passed: {}; vetoes: {}; {}", u.score, u.max_score,
+                     join(not_passed(u)), join(veto_ids(u)), u.passed ? "PASS" : "FAIL");
+}
+
+// Two grades of one unit agree: every item's points and status, the vetoes, the verdict.
+bool same_unit(const unit_report& a, const unit_report& b) {
+  if (a.items.size() != b.items.size() || veto_ids(a) != veto_ids(b) || a.passed != b.passed ||
+      a.score != b.score)
+    return false;
+  for (size_t i = 0; i < a.items.size(); ++i)
+    if (a.items[i].id != b.items[i].id || a.items[i].points != b.items[i].points ||
+        a.items[i].status != b.items[i].status)
+      return false;
+  return true;
+}
+
+const unit_report* find_unit(const report& r, const std::string& id) {
+  for (const auto& u : r.units)
+    if (u.id == id) return &u;
+  return nullptr;
+}
+
+struct verdict {
+  bool ok = false;
+  std::string why;  // shown under a failed check
+};
+
+struct named_check {
+  std::string name, description;
+  std::function<verdict()> run;
+};
+
+// What the checks share, computed once and only when a selected check needs it.
+class check_context {
+ public:
+  check_context(const course& c, const manifest& m, unsigned seed) : c_(c), m_(m) {
+    base_.seed = seed;
+    base_.language = lang::en;
+    // Results are reused only from byte-identical test binaries run earlier in
+    // this check with this seed; the solutions' grade runs everything afresh.
+    base_.cache_seed = seed;
+  }
+
+  const course& c() const { return c_; }
+  const manifest& m() const { return m_; }
+  fs::path solutions() const { return c_.solutions_dir(m_.lesson); }
+  fs::path scratch() const { return c_.scratch_dir(m_.lesson); }
+
+  grade_request request(std::map<std::string, fs::path> files, std::string label,
+                        std::string unit = {}) const {
+    grade_request r = base_;
+    r.files = std::move(files);
+    r.label = std::move(label);
+    r.unit = std::move(unit);
+    return r;
+  }
+
+  const report& solved() {
+    if (!solved_) {
+      grade_request r = request(submission_files(m_, solutions()), "solutions");
+      r.fresh = true;
+      solved_ = grade(c_, m_, r);
+    }
+    return *solved_;
+  }
+
+  const report& untouched() {
+    if (!untouched_)
+      untouched_ =
+          grade(c_, m_, request(submission_files(m_, c_.exercises_dir(m_.lesson)), "exercises"));
+    return *untouched_;
+  }
+
+ private:
+  const course& c_;
+  const manifest& m_;
+  grade_request base_;
+  std::optional<report> solved_, untouched_;
+};
+
+verdict check_sync(check_context& cx) {
+  std::ostringstream drift;
+  return {dev_sync(cx.c(), cx.m(), true, drift) == 0, drift.str()};
+}
+
+verdict check_key_points(check_context& cx, const exercise& e) {
+  const answer_key key = load_answer_key(cx.solutions() / e.key);
+  std::string why;
+  for (const unit& u : cx.m().units)
+    for (const item& it : u.items)
+      if (it.exercise == e.id && std::abs(key.points_of(it.id) - it.points) > 1e-9)
+        why += fmt::format("{} has {:g} points in the key, {:g} in the manifest. ", it.id,
+                           key.points_of(it.id), it.points);
+  return {why.empty(), why};
+}
+
+verdict check_solutions(check_context& cx, const unit& u) {
+  const unit_report* r = find_unit(cx.solved(), u.id);
+  return {r && r->score == r->max_score && r->vetoes.empty() && r->passed &&
+              cx.solved().build_failures.empty(),
+          r ? verdict_text(*r) : "not graded"};
+}
+
+// Each code item has tests in its exercise's binary; every test tag is declared.
+verdict check_tags(check_context& cx) {
+  cx.solved();  // builds the solutions' binaries
+  grading_tree tree(cx.c(), cx.m(), cx.c().grading_tree(cx.m().lesson));
+  const build_result built =
+      tree.build(submission_files(cx.m(), cx.solutions()), std::chrono::minutes(5));
+  std::set<std::string> known, missing, unknown, declared{std::string(protocol::emulator_tag)};
+  std::map<std::string, std::map<std::string, int>> tags_of;
+  for (const auto& [id, b] : built.exercises) {
+    tags_of[id] = list_tags(b.tests_binary);
+    for (const auto& [tag, count] : tags_of[id]) known.insert(tag);
+  }
+  for (const unit& u : cx.m().units) {
+    for (const item& it : u.items)
+      if (cx.m().exercise_of(it).is_code()) {
+        declared.insert(protocol::item_tag(it.id));
+        if (!tags_of[it.exercise].count(protocol::item_tag(it.id))) missing.insert(it.id);
+      }
+    for (const veto& v : u.vetoes) declared.insert(protocol::veto_tag(u.id, v.id));
+  }
+  for (const auto& t : known)
+    if (!declared.count(t)) unknown.insert(t);
+  return {missing.empty() && unknown.empty(),
+          fmt::format("items without tests: {}; tags not in the manifest: {}", join(missing),
+                      join(unknown))};
+}
+
+verdict check_untouched(check_context& cx, const unit& u) {
+  const unit_report* r = find_unit(cx.untouched(), u.id);
+  if (!r) return {false, "not graded"};
+  double code_points = 0;
+  for (const item& it : u.items)
+    if (cx.m().exercise_of(it).is_code())
+      for (const auto& res : r->items)
+        if (res.id == it.id) code_points += res.points;
+  return {code_points == 0 && !r->passed, verdict_text(*r)};
+}
+
+// Every untouched code file has blanks, the report lists them, and each code
+// exercise has an item whose tests stopped at one of its blanks (the reporter's
+// structured signal, shown as "fill in blank `name` first").
+verdict check_blanks(check_context& cx) {
+  const report& r = cx.untouched();
+  const auto files = submission_files(cx.m(), cx.c().exercises_dir(cx.m().lesson));
+  std::string why;
+  for (const exercise& e : cx.m().exercises) {
+    if (!e.is_code()) continue;
+    const auto blanks = find_blanks(read_text(files.at(e.file)));
+    if (blanks.empty()) {
+      why += e.file + " has no blank. ";
+      continue;
+    }
+    bool listed = false, signalled = false;
+    for (const auto& msg : r.messages) listed |= msg.find(e.file) != std::string::npos;
+    for (const unit& u : cx.m().units)
+      for (const item& it : u.items) {
+        if (it.exercise != e.id) continue;
+        const unit_report* ur = find_unit(r, u.id);
+        for (const auto& res : ur ? ur->items : std::vector<item_result>{})
+          for (const auto& b : blanks)
+            signalled |= res.id == it.id && res.feedback.find("`" + b.name + "`") != std::string::npos;
+      }
+    if (!listed) why += e.file + "'s blanks are not listed. ";
+    if (!signalled) why += e.file + ": no item reports an unfilled blank. ";
+  }
+  return {why.empty(), why};
+}
+
+
+// A compile error in one exercise marks only that exercise's items, the report
+// names that file alone, and every unit scores as it does graded alone (--unit).
+verdict check_isolation(check_context& cx, const exercise& broken) {
+  auto files = submission_files(cx.m(), cx.solutions());
+  const fs::path dir = cx.scratch() / ("isolation-" + broken.id);
+  fs::create_directories(dir);
+  const fs::path bad = dir / broken.file;
+  write_if_changed(bad, read_text(files.at(broken.file)) +
+                            "\n// dev check: a deliberate compile error\nint broken = ;\n");
+  files[broken.file] = bad;
+  const report whole = grade(cx.c(), cx.m(), cx.request(files, "isolation " + broken.id));
+  std::string why;
+  if (failed_builds(whole) != std::set<std::string>{broken.file})
+    why += fmt::format("files reported as not compiling: {} (want {}). ",
+                       join(failed_builds(whole)), broken.file);
+  for (const auto& b : whole.build_failures)
+    if (b.diagnostics.find(broken.file) == std::string::npos)
+      why += fmt::format("the diagnostics for {} do not name it: {}. ", b.file, b.diagnostics);
+  for (const unit& u : cx.m().units) {
+    const unit_report* in_whole = find_unit(whole, u.id);
+    const report alone = grade(cx.c(), cx.m(), cx.request(files, "isolation " + broken.id, u.id));
+    if (!in_whole || alone.units.size() != 1 || !same_unit(*in_whole, alone.units.front()))
+      why += fmt::format("unit {}: {} in the whole lesson, {} alone. ", u.id,
+                         in_whole ? verdict_text(*in_whole) : "missing",
+                         alone.units.empty() ? "missing" : verdict_text(alone.units.front()));
+    for (const item& it : u.items) {
+      const bool mine = it.exercise == broken.id;
+      for (const auto& r : in_whole ? in_whole->items : std::vector<item_result>{})
+        if (r.id == it.id && mine != (r.status == item_status::error))
+          why += fmt::format("item {} is {}. ", it.id, to_string(r.status));
+    }
+  }
+  return {why.empty(), why};
+}
+
+// A mutant: the solution with the mutant folder's files laid over it and its
+// "edits" applied (each `find` must occur exactly once, so a mutant cannot
+// silently go stale when the solution changes).
+struct mutant {
+  std::string name;
+  nlohmann::json spec;
+  std::map<std::string, fs::path> files;  // what is graded: changed files from scratch
+  std::set<std::string> changed;
+  std::string error;  // a malformed or stale mutant
+};
+
+mutant load_mutant(check_context& cx, const fs::path& dir) {
+  mutant mu;
+  mu.name = dir.filename().string();
+  try {
+    mu.spec = nlohmann::json::parse(read_text(dir / "mutant.json"));
+    const auto solution = submission_files(cx.m(), cx.solutions());
+    std::map<std::string, std::string> text;
+    for (const auto& [file, path] : solution) {
+      const bool overlay = fs::exists(dir / file);
+      text[file] = read_text(overlay ? dir / file : path);
+      if (overlay) mu.changed.insert(file);
+    }
+    for (const auto& e : mu.spec.value("edits", nlohmann::json::array())) {
+      const std::string file = e.at("file"), find = e.at("find"), replace = e.at("replace");
+      if (!text.count(file))
+        throw input_error(fmt::format("edits unknown file {}", file));
+      std::string& t = text[file];
+      const size_t at = t.find(find);
+      if (at == std::string::npos || t.find(find, at + 1) != std::string::npos)
+        throw input_error(
+            fmt::format("\"{}\" must occur exactly once in {} (stale mutant?)", find, file));
+      t.replace(at, find.size(), replace);
+      mu.changed.insert(file);
+    }
+    // Every file is written out, so `grader --submission <folder>` reproduces it;
+    // unchanged ones are graded from solutions/, so their binaries are reused.
+    const fs::path out = cx.scratch() / "mutants" / mu.name;
+    fs::create_directories(out);
+    for (const auto& [file, t] : text) {
+      write_if_changed(out / file, t);
+      mu.files[file] = mu.changed.count(file) ? out / file : solution.at(file);
+    }
+  } catch (const std::exception& e) {
+    mu.error = e.what();
+  }
+  return mu;
+}
+
+verdict check_mutant(check_context& cx, const mutant& mu) {
+  if (!mu.error.empty()) return {false, mu.error};
+  const auto& spec = mu.spec;
+  const auto expect = spec.value("expect", nlohmann::json::object());
+  const std::string unit_id = spec.value("unit", cx.m().units.front().id);
+  const auto want_failed = expect.value("failed_items", std::set<std::string>{});
+  const auto want_vetoes = expect.value("vetoes", std::set<std::string>{});
+  const auto want_builds = expect.value("build_failures", std::set<std::string>{});
+  const bool want_pass = expect.value("passed", want_failed.empty() && want_vetoes.empty());
+  grade_request r = cx.request(mu.files, "mutant " + mu.name);
+  if (spec.contains("test_timeout_s"))
+    r.test_timeout =
+        std::chrono::milliseconds(static_cast<long>(spec["test_timeout_s"].get<double>() * 1000));
+  const report got = grade(cx.c(), cx.m(), r);
+  std::string why;
+  const unit_report* u = find_unit(got, unit_id);
+  if (!u) return {false, "no unit " + unit_id};
+  if (not_passed(*u) != want_failed || veto_ids(*u) != want_vetoes || u->passed != want_pass)
+    why += fmt::format("declared not passed: {}; vetoes: {}; {}\n         got {}\n", join(want_failed),
+                       join(want_vetoes), want_pass ? "PASS" : "FAIL", verdict_text(*u));
+  if (failed_builds(got) != want_builds)
+    why += fmt::format("declared build failures: {}; got {}\n", join(want_builds),
+                       join(failed_builds(got)));
+  // Graded on the whole lesson: a failure must not leak into another unit.
+  for (const auto& other : got.units) {
+    if (other.id == unit_id) continue;
+    const unit_report* sol = find_unit(cx.solved(), other.id);
+    if (!sol || !same_unit(other, *sol))
+      why += fmt::format("unit {} changed: {} (the solutions: {})\n", other.id,
+                         verdict_text(other), sol ? verdict_text(*sol) : "missing");
+  }
+  if (!why.empty())
+    why += fmt::format("reproduce: grader {} --submission {}", cx.m().lesson,
+                       display_path(cx.scratch() / "mutants" / mu.name));
+  return {why.empty(), why};
+}
+
+std::vector<named_check> all_checks(check_context& cx) {
+  std::vector<named_check> checks;
+  auto add = [&](std::string name, std::string description, std::function<verdict()> run) {
+    checks.push_back({std::move(name), std::move(description), std::move(run)});
+  };
+  const manifest& m = cx.m();
+  add("sync", "exercises/ is generated from solutions/", [&] { return check_sync(cx); });
+  for (const exercise& e : m.exercises)
+    if (e.kind == "answers")
+      add("key:" + e.id, fmt::format("answer key {} matches the manifest's points", e.key),
+          [&cx, &e] { return check_key_points(cx, e); });
+  // The untouched exercises first: their files differ from the solutions', so
+  // grading them before the solutions keeps later builds incremental.
+  for (const unit& u : m.units)
+    add("untouched:" + u.id,
+        fmt::format("untouched exercises earn 0 code points and FAIL in {}", u.id),
+        [&cx, &u] { return check_untouched(cx, u); });
+  add("blanks", "the untouched code files report their unfilled blanks by name",
+      [&] { return check_blanks(cx); });
+  for (const unit& u : m.units)
+    add("solutions:" + u.id, fmt::format("solutions score full marks in {}", u.id),
+        [&cx, &u] { return check_solutions(cx, u); });
+  add("tags", "every code item has tests in its exercise's binary; every test tag is in the manifest",
+      [&] { return check_tags(cx); });
+
+  // Mutants, ordered by the files they change, so consecutive ones rebuild little.
+  std::vector<mutant> mutants;
+  const fs::path dir = cx.c().mutants_dir(m.lesson);
+  if (fs::is_directory(dir))
+    for (const auto& d : fs::directory_iterator(dir))
+      if (fs::exists(d.path() / "mutant.json")) mutants.push_back(load_mutant(cx, d.path()));
+  std::sort(mutants.begin(), mutants.end(), [](const mutant& a, const mutant& b) {
+    return std::tie(a.changed, a.name) < std::tie(b.changed, b.name);
+  });
+  if (mutants.empty())
+    add("mutants", "mutants exist in " + display_path(dir), [] { return verdict{false, {}}; });
+  for (mutant& mu : mutants) {
+    const std::string description = mu.spec.is_object() ? mu.spec.value("description", "") : "";
+    add("mutant:" + mu.name, description,
+        [&cx, mu = std::move(mu)] { return check_mutant(cx, mu); });
+  }
+  for (const exercise& e : m.exercises)
+    if (e.is_code())
+      add("isolation:" + e.id,
+          fmt::format("a compile error in {} changes no other exercise's items, graded whole or "
+                      "by unit",
+                      e.file),
+          [&cx, &e] { return check_isolation(cx, e); });
+  return checks;
+}
+
+bool selected(const std::string& name, const std::vector<std::string>& only) {
+  if (only.empty()) return true;
+  for (const auto& o : only)
+    if (o == name || (o.ends_with(':') && name.starts_with(o))) return true;
+  return false;
+}
+
+}  // namespace
+
+int dev_sync(const course& c, const manifest& m, bool check_only, std::ostream& out) {
+  int changed = 0;
+  for (const exercise& e : m.exercises) {
+    const fs::path solution = c.solutions_dir(m.lesson) / e.file;
+    const fs::path student = c.exercises_dir(m.lesson) / e.file;
+    const std::string want = make_student_file(read_text(solution), e.kind, display_path(solution));
+    const std::string have = fs::exists(student) ? read_text(student) : std::string();
+    if (want == have) continue;
+    ++changed;
+    if (check_only) {
+      fmt::print(
+          out, "{}: differs from what {} generates (first at line {}); run: grader dev sync {}\n",
+          display_path(student), display_path(solution), first_difference(want, have), m.lesson);
+    } else {
+      fs::create_directories(student.parent_path());
+      write_if_changed(student, want);
+      fmt::print(out, "wrote {}\n", display_path(student));
+    }
+  }
+  return changed;
+}
+
+dev_check_result dev_check(const course& c, const manifest& m, const dev_check_options& o,
+                           std::ostream& out) {
+  check_context cx(c, m, o.seed);
+  const auto checks = all_checks(cx);
+  dev_check_result result;
+  for (const auto& name : o.only) {
+    bool any = false;
+    for (const auto& ch : checks) any |= selected(ch.name, {name});
+    if (!any) result.unmatched.push_back(name);
+  }
+  if (o.list) {
+    for (const auto& ch : checks) fmt::print(out, "{}  {}\n", ch.name, ch.description);
+    return result;
+  }
+  fmt::print(out, "dev check {} (seed {})\n", m.lesson, o.seed);
+  for (const auto& ch : checks) {
+    if (!selected(ch.name, o.only)) continue;
+    verdict v;
+    try {
+      v = ch.run();
+    } catch (const std::exception& e) {
+      v = {false, std::string("could not run: ") + e.what()};
+    }
+    (v.ok ? result.passed : result.failed)++;
+    fmt::print(out, "  {} {}  {}{}\n", v.ok ? "ok  " : "FAIL", ch.name, ch.description,
+               v.ok || v.why.empty() ? "" : "\n         " + v.why);
+    out.flush();
+  }
+  fmt::print(out, "{} passed, {} failed\n", result.passed, result.failed);
+  return result;
+}
+
+void dev_manifest_files(const manifest& m, bool all, std::ostream& out) {
+  for (const exercise& e : m.exercises)
+    if (all || e.is_code()) fmt::print(out, "{} {} {}\n", e.id, e.kind, e.file);
+}
+
+}  // namespace grader

@@ -1,0 +1,242 @@
+// GPU mode (see gpu.hpp).
+#include "grader/commands/gpu.hpp"
+
+#include <fmt/format.h>
+
+#include <set>
+#include <thread>
+
+#include "course/protocol.hpp"
+#include "grader/base/error.hpp"
+#include "grader/base/files.hpp"
+#include "grader/base/i18n.hpp"
+#include "grader/base/subprocess.hpp"
+#include "grader/pipeline/build.hpp"
+#include "grader/pipeline/run.hpp"
+
+namespace fs = std::filesystem;
+
+namespace grader {
+namespace {
+
+std::string nvcc_path() {
+  if (on_path("nvcc")) return "nvcc";
+  for (const char* p : {"/usr/local/cuda/bin/nvcc", "/usr/bin/nvcc"})
+    if (on_path(p)) return p;
+  return {};
+}
+
+std::string size_of(const nlohmann::json& j) {
+  std::string s = j.contains("n") ? fmt::format("n={}", j["n"].get<int>()) : "";
+  if (j.contains("d")) s += fmt::format(" d={}", j["d"].get<int>());
+  return s;
+}
+
+// The timing program's JSON lines, by kernel and size.
+std::vector<nlohmann::json> bench_lines(const fs::path& binary, std::string* error) {
+  run_options opts;
+  opts.timeout = std::chrono::minutes(5);
+  const run_result r = run_process({binary.string()}, opts);
+  if (!r.ok()) *error = fmt::format("{}: {}", binary.filename().string(), r.describe());
+  std::vector<nlohmann::json> out;
+  for (std::string_view line : split_lines(r.output)) {
+    auto j = nlohmann::json::parse(line, nullptr, false);
+    if (!j.is_discarded() && j.is_object()) out.push_back(std::move(j));
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string detect_gpu(std::string* name) {
+  run_options opts;
+  opts.timeout = std::chrono::seconds(20);
+  const run_result r = run_process(
+      {"nvidia-smi", "--query-gpu=name,compute_cap", "--format=csv,noheader", "-i", "0"}, opts);
+  if (!r.ok()) return {};
+  const std::string line(split_lines(r.output).empty() ? std::string_view{}
+                                                       : split_lines(r.output).front());
+  const auto comma = line.rfind(',');
+  if (comma == std::string::npos) return {};
+  if (name) *name = line.substr(0, comma);
+  std::string arch;
+  for (char ch : line.substr(comma + 1))
+    if (std::isdigit(static_cast<unsigned char>(ch))) arch.push_back(ch);
+  return arch;
+}
+
+void require_gpu() {
+  if (nvcc_path().empty())
+    throw cannot_grade("--gpu needs the CUDA toolkit's nvcc, which is not installed");
+  if (detect_gpu(nullptr).empty())
+    throw cannot_grade("--gpu needs an NVIDIA GPU (nvidia-smi found none)");
+}
+
+gpu_section grade_gpu(const course& c, const manifest& m, const grade_request& req) {
+  require_gpu();
+  gpu_section g;
+  const std::string nvcc = nvcc_path();
+  g.arch = detect_gpu(&g.device);
+  const lang l = req.language;
+
+  // Only the CUDA exercises of the chosen units.
+  std::set<std::string> used;
+  for (const unit& u : m.units)
+    if (req.unit.empty() || req.unit == u.id)
+      for (const item& it : u.items) used.insert(it.exercise);
+  // Every code file gets its wrapper (CMake configures all exercises); only the
+  // CUDA exercises' tests are run on the GPU.
+  std::map<std::string, fs::path> files;
+  bool any_cuda = false;
+  for (const exercise& e : m.exercises)
+    if (e.is_code() && req.files.count(e.file)) {
+      files[e.file] = req.files.at(e.file);
+      any_cuda |= e.kind == "cu" && used.count(e.id);
+    }
+  if (!any_cuda) {
+    g.messages.push_back(tr(l, "这些单元没有 CUDA 练习。", "These units have no CUDA exercise."));
+    return g;
+  }
+
+  const std::string bench = m.lesson + "_gpu_bench", bench_solution = bench + "_solution";
+  // Beside the emulator's tree (--build-dir moves both); nvcc builds take longer.
+  const fs::path dir = tree_of(c, m, req).string() + "-gpu";
+  grading_tree tree(c, m, dir,
+                    {"-DCOURSE_CUDA=ON", "-DCMAKE_CUDA_ARCHITECTURES=" + g.arch,
+                     "-DCMAKE_CUDA_COMPILER=" + nvcc});
+  const build_result built = tree.build(
+      files, std::max<std::chrono::seconds>(req.build_timeout, std::chrono::minutes(10)),
+      {bench, bench_solution});
+
+  // The same correctness tests, on the GPU.
+  std::vector<test_job> jobs;
+  std::vector<const item*> job_items;
+  for (const unit& u : m.units) {
+    if (!req.unit.empty() && req.unit != u.id) continue;
+    for (const item& it : u.items) {
+      const exercise& e = m.exercise_of(it);
+      if (e.kind != "cu" || !used.count(e.id)) continue;
+      const exercise_build& b = built.exercises.at(e.id);
+      if (!b.ok) {
+        g.checks.push_back({it.id, "error",
+                            tr(l, "nvcc 编译失败（见上）", "nvcc could not build it (see above)")});
+        continue;
+      }
+      jobs.push_back({e.id, b.tests_binary,
+                      ::course::protocol::item_tag(it.id) + "~" +
+                          std::string(::course::protocol::emulator_tag),
+                      0});
+      job_items.push_back(&it);
+    }
+  }
+  for (const auto& [id, b] : built.exercises)
+    if (!b.ok) g.messages.push_back(fmt::format("{}:\n{}", id, b.diagnostics));
+  // Always fresh (GPU results are never cached); one GPU: one process at a time.
+  process_runner gpu_runner(dir / "bin" / "runs");
+  run_limits limits;
+  limits.timeout = std::max<std::chrono::milliseconds>(req.test_timeout, std::chrono::seconds(30));
+  const auto runs = run_all(gpu_runner, jobs, req.seed, limits, 1);
+  for (size_t i = 0; i < runs.size(); ++i) {
+    const tag_run& run = runs[i];
+    gpu_check check{job_items[i]->id, "", ""};
+    if (run.records.empty() && run.process.term_signal == 0 && !run.process.timed_out) {
+      check.status = "emulator-only";
+      check.feedback = tr(l, "只在模拟器上检查（需要计数器）",
+                          "checked on the emulator only (it needs counters)");
+    } else if (run.passed()) {
+      check.status = "pass";
+    } else {
+      check.status = run.process.timed_out || run.process.term_signal ? "error" : "fail";
+      for (const auto& r : run.records)
+        if (!r.passed && !r.failures.empty()) {
+          const test_failure& f = r.failures.front();
+          check.feedback =
+              fmt::format("'{}': {}", r.name, f.message.empty() ? f.expanded : f.message);
+          for (const auto& info : f.info)
+            if (!::course::protocol::is_seed_line(info)) check.feedback += "; " + info;
+          break;
+        }
+      if (check.feedback.empty()) check.feedback = run.process.describe();
+    }
+    g.checks.push_back(std::move(check));
+  }
+
+  // Timings: the submission's kernels against the solution's and the baselines.
+  if (!built.extras.count(bench) || !built.extras.at(bench)) {
+    g.messages.push_back(tr(l, "计时程序没有编译成功。", "The timing program did not build."));
+    return g;
+  }
+  std::string error;
+  const auto mine = bench_lines(dir / "bin" / bench, &error);
+  if (!error.empty()) g.messages.push_back(error);
+  std::vector<nlohmann::json> theirs;
+  if (built.extras.count(bench_solution) && built.extras.at(bench_solution)) {
+    std::string e2;
+    theirs = bench_lines(dir / "bin" / bench_solution, &e2);
+  }
+  for (const auto& j : mine) {
+    if (!j.contains("kernel") || !j.contains("baseline")) continue;  // baselines and headers
+    gpu_timing t;
+    t.kernel = j.value("kernel", "");
+    t.size = size_of(j);
+    t.valid = j.value("valid", false);
+    t.ms = j.value("ms", -1.0);
+    t.baseline = j.value("baseline", "");
+    t.baseline_ms = j.value("baseline_ms", -1.0);
+    for (const auto& s : theirs)
+      if (s.value("kernel", "") == t.kernel && size_of(s) == t.size)
+        t.solution_ms = s.value("ms", -1.0);
+    g.timings.push_back(t);
+  }
+  return g;
+}
+
+nlohmann::json to_json(const gpu_section& g) {
+  nlohmann::json checks = nlohmann::json::array(), timings = nlohmann::json::array();
+  for (const auto& c : g.checks)
+    checks.push_back({{"item", c.item}, {"status", c.status}, {"feedback", c.feedback}});
+  for (const auto& t : g.timings)
+    timings.push_back({{"kernel", t.kernel},
+                       {"size", t.size},
+                       {"valid", t.valid},
+                       {"ms", t.ms},
+                       {"solution_ms", t.solution_ms},
+                       {"baseline", t.baseline},
+                       {"baseline_ms", t.baseline_ms}});
+  return {{"device", g.device},
+          {"arch", g.arch},
+          {"checks", checks},
+          {"timings", timings},
+          {"messages", g.messages}};
+}
+
+std::string render_text(const gpu_section& g, lang l) {
+  std::string out = fmt::format("\n{} {} (sm_{})\n", tr(l, "GPU：", "GPU:"), g.device, g.arch);
+  for (const auto& m : g.messages) out += "  " + m + "\n";
+  for (const auto& c : g.checks)
+    out += fmt::format("  {} {}  {}{}\n",
+                       c.status == "pass"            ? "✓"
+                       : c.status == "emulator-only" ? "-"
+                                                     : "✗",
+                       c.item, c.status, c.feedback.empty() ? "" : ": " + c.feedback);
+  if (!g.timings.empty()) {
+    out += fmt::format("  {:<26} {:<14} {:>10} {:>12} {:>22}\n", tr(l, "kernel", "kernel"),
+                       tr(l, "规模", "size"), "ms", tr(l, "相对参考解", "vs solution"),
+                       tr(l, "相对基线", "vs baseline"));
+    for (const auto& t : g.timings) {
+      const std::string vs_solution =
+          t.ms > 0 && t.solution_ms > 0 ? fmt::format("{:.2f}x", t.ms / t.solution_ms) : "-";
+      std::string vs_base = "-";
+      if (t.ms > 0 && t.baseline_ms > 0)
+        vs_base = t.baseline == "cublas_sgemm"
+                      ? fmt::format("{:.0f}% of cuBLAS", 100.0 * t.baseline_ms / t.ms)
+                      : fmt::format("{:.2f}x faster than {}", t.baseline_ms / t.ms, t.baseline);
+      out += fmt::format("  {:<26} {:<14} {:>10} {:>12} {:>22}\n", t.kernel, t.size,
+                         t.valid ? fmt::format("{:.3f}", t.ms) : tr(l, "结果错误", "wrong"),
+                         vs_solution, vs_base);
+    }
+  }
+  return out;
+}
+
+}  // namespace grader

@@ -1,0 +1,185 @@
+// The build stage: grading trees, one build-tool run per target (see build.hpp).
+#include "grader/pipeline/build.hpp"
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include <fmt/format.h>
+
+#include <regex>
+
+#include "grader/base/error.hpp"
+#include "grader/base/files.hpp"
+#include "grader/base/subprocess.hpp"
+
+namespace fs = std::filesystem;
+
+namespace grader {
+namespace {
+
+std::string first_error_line(const std::string& output) {
+  for (std::string_view line : split_lines(output))
+    if (line.find("Error") != std::string_view::npos ||
+        line.find("error") != std::string_view::npos)
+      return std::string(line);
+  return output.substr(0, output.find('\n'));
+}
+
+}  // namespace
+
+std::string student_diagnostics(const std::string& output,
+                                const std::map<std::string, fs::path>& student_files) {
+  std::string shown, fallback;
+  bool context = false;
+  int fallback_lines = 0;
+  for (std::string_view line : split_lines(output)) {
+    bool mine = false;
+    for (const auto& [name, path] : student_files) {
+      const std::string abs = path.string();
+      if (line.starts_with(abs + ":")) {
+        shown += display_path(path) + std::string(line.substr(abs.size())) + "\n";
+        mine = true;
+        break;
+      }
+    }
+    if (mine) {
+      context = true;
+      continue;
+    }
+    // gcc's source excerpt and caret lines ("   34 |   code", "      |   ^~~") follow
+    // the message they belong to.
+    static const std::regex excerpt(R"(^\s*\d*\s*\|)");
+    if (context && std::regex_search(line.begin(), line.end(), excerpt)) {
+      shown += std::string(line) + "\n";
+      continue;
+    }
+    context = false;
+    if (fallback_lines < 12 && (line.find("error:") != std::string_view::npos ||
+                                line.find("undefined reference") != std::string_view::npos)) {
+      fallback += std::string(line) + "\n";
+      ++fallback_lines;
+    }
+  }
+  return shown.empty() ? fallback : shown;
+}
+
+grading_tree::grading_tree(const course& c, const manifest& m, fs::path dir,
+                           std::vector<std::string> cmake_args)
+    : course_(c), manifest_(m), dir_(std::move(dir)), cmake_args_(std::move(cmake_args)) {
+  std::error_code ec;
+  fs::create_directories(dir_ / "submission", ec);
+  if (ec)
+    throw cannot_grade(
+        fmt::format("cannot create the build tree {}: {}", dir_.string(), ec.message()));
+  lock_fd_ = open((dir_ / ".grader.lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (lock_fd_ >= 0) flock(lock_fd_, LOCK_EX);
+}
+
+grading_tree::~grading_tree() {
+  if (lock_fd_ >= 0) close(lock_fd_);  // releases the lock
+}
+
+bool build_result::built(const std::string& exercise_id) const {
+  const auto it = exercises.find(exercise_id);
+  return it != exercises.end() && it->second.ok;
+}
+
+build_result grading_tree::build(const std::map<std::string, fs::path>& files,
+                                 std::chrono::seconds timeout,
+                                 const std::vector<std::string>& extra_targets) {
+  const auto start = std::chrono::steady_clock::now();
+  const auto deadline = start + timeout;
+  if (!on_path("cmake"))
+    throw cannot_grade("cmake not found: run .ci/install-deps (or apt-get install cmake)");
+  const bool ninja = on_path("ninja");
+
+  // Only the code files are compiled; answers files are graded elsewhere.
+  std::map<std::string, fs::path> code;
+  for (const exercise& e : manifest_.exercises) {
+    if (!e.is_code()) continue;
+    if (files.count(e.file)) {
+      code[e.file] = files.at(e.file);
+    } else if (!fs::exists(dir_ / "submission" / e.file)) {
+      // Not graded this time (--unit), but CMake wants every exercise's source.
+      write_if_changed(dir_ / "submission" / e.file, "// Not part of this grade.\n");
+    }
+  }
+  for (const auto& [name, path] : code) {
+    if (path.string().find('"') != std::string::npos)
+      throw cannot_grade(
+          fmt::format("cannot compile a file whose path holds a quote: {}", path.string()));
+    write_if_changed(
+        dir_ / "submission" / name,
+        fmt::format(
+            "// Written by the grader: compiles the submission's own file.\n#include \"{}\"\n",
+            fs::absolute(path).lexically_normal().string()));
+  }
+
+  run_options opts;
+  opts.timeout = timeout;
+  if (!fs::exists(dir_ / "CMakeCache.txt") ||
+      !fs::exists(dir_ / (ninja ? "build.ninja" : "Makefile"))) {
+    std::vector<std::string> cmd = {"cmake",
+                                    "-S",
+                                    course_.root.string(),
+                                    "-B",
+                                    dir_.string(),
+                                    "-DCOURSE_GRADING_LESSON=" + manifest_.lesson,
+                                    "-DCMAKE_BUILD_TYPE=Release"};
+    if (ninja) cmd.insert(cmd.end(), {"-G", "Ninja"});
+    cmd.insert(cmd.end(), cmake_args_.begin(), cmake_args_.end());
+    const run_result conf = run_process(cmd, opts);
+    if (!conf.ok())
+      throw cannot_grade(fmt::format("configuring the grading build failed ({}): {}",
+                                     conf.describe(), first_error_line(conf.output)));
+  }
+
+  // One build-tool run per target, so its exit status is that target's verdict.
+  auto build_target = [&](const std::string& target) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+        deadline - std::chrono::steady_clock::now());
+    if (left.count() <= 0) {
+      run_result late;
+      late.timed_out = true;
+      return late;
+    }
+    run_options o = opts;
+    o.timeout = left;
+    return run_process(ninja ? std::vector<std::string>{"ninja", "-C", dir_.string(), "-k", "0",
+                                                        target}
+                             : std::vector<std::string>{"cmake", "--build", dir_.string(),
+                                                        "--target", target, "--", "-k"},
+                       o);
+  };
+
+  build_result out;
+  for (const exercise& e : manifest_.exercises) {
+    if (!code.count(e.file)) continue;
+    const std::string target = manifest_.lesson + "_" + e.id + "_tests";
+    exercise_build& b = out.exercises[e.id];
+    b.exercise = e.id;
+    b.file = e.file;
+    b.tests_binary = dir_ / "bin" / target;
+    const run_result r = build_target(target);
+    b.ok = r.ok() && fs::exists(b.tests_binary);
+    if (b.ok) continue;
+    if (r.timed_out) {
+      b.diagnostics = fmt::format("the build {}", r.describe());
+      continue;
+    }
+    const fs::path student = fs::absolute(code.at(e.file)).lexically_normal();
+    b.diagnostics = student_diagnostics(r.output, {{e.file, student}});
+    // Nothing about the student's own file: a link error, say. Show the error lines.
+    if (b.diagnostics.empty() || b.diagnostics.find(display_path(student)) == std::string::npos) {
+      const std::string general = student_diagnostics(r.output, {});
+      b.diagnostics = general.empty() ? first_error_line(r.output) : general;
+    }
+  }
+  for (const std::string& t : extra_targets)
+    out.extras[t] = build_target(t).ok() && fs::exists(dir_ / "bin" / t);
+  out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return out;
+}
+
+}  // namespace grader

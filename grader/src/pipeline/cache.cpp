@@ -1,0 +1,82 @@
+// The run stage's result cache (see cache.hpp).
+#include "grader/pipeline/cache.hpp"
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+namespace grader {
+
+std::string binary_fingerprint(const std::filesystem::path& binary) {
+  std::error_code ec;
+  const auto size = std::filesystem::file_size(binary, ec);
+  if (ec) return {};
+  const auto time = std::filesystem::last_write_time(binary, ec);
+  if (ec) return {};
+  return std::to_string(size) + ":" + std::to_string(time.time_since_epoch().count());
+}
+
+void save_cached_runs(const std::filesystem::path& file, const std::string& fingerprint,
+                      unsigned seed, const std::vector<tag_run>& runs) {
+  nlohmann::json j{
+      {"fingerprint", fingerprint}, {"seed", seed}, {"runs", nlohmann::json::object()}};
+  for (const tag_run& r : runs)
+    j["runs"][r.tag] = {
+        {"expected", r.expected_tests},     {"raw", r.raw_records},
+        {"exit_code", r.process.exit_code}, {"signal", r.process.term_signal},
+        {"timed_out", r.process.timed_out}, {"spawn_failed", r.process.spawn_failed},
+        {"seconds", r.process.seconds}};
+  std::error_code ec;
+  std::filesystem::create_directories(file.parent_path(), ec);
+  std::ofstream(file) << j.dump();
+}
+
+namespace {
+
+std::map<std::string, tag_run> read_cached_runs(const nlohmann::json& j,
+                                                const std::string& fingerprint,
+                                                const std::vector<std::string>& tags,
+                                                unsigned* seed,
+                                                std::optional<unsigned> require_seed) {
+  if (j.is_discarded() || !j.is_object() || j.value("fingerprint", "") != fingerprint ||
+      !j.contains("runs") || !j["runs"].is_object())
+    return {};
+  const unsigned cached_seed = j.value("seed", 0u);
+  if (require_seed && *require_seed != cached_seed) return {};
+  std::map<std::string, tag_run> out;
+  for (const std::string& tag : tags) {
+    if (!j["runs"].contains(tag) || !j["runs"][tag].is_object()) return {};
+    const auto& r = j["runs"][tag];
+    tag_run t;
+    t.tag = tag;
+    t.expected_tests = r.value("expected", 0);
+    t.raw_records = r.value("raw", "");
+    t.records = parse_records(t.raw_records);
+    t.process.exit_code = r.value("exit_code", -1);
+    t.process.term_signal = r.value("signal", 0);
+    t.process.timed_out = r.value("timed_out", false);
+    t.process.spawn_failed = r.value("spawn_failed", false);
+    t.process.seconds = r.value("seconds", 0.0);
+    out[tag] = std::move(t);
+  }
+  if (seed) *seed = cached_seed;
+  return out;
+}
+
+}  // namespace
+
+std::map<std::string, tag_run> load_cached_runs(const std::filesystem::path& file,
+                                                const std::string& fingerprint,
+                                                const std::vector<std::string>& tags,
+                                                unsigned* seed,
+                                                std::optional<unsigned> require_seed) {
+  std::ifstream in(file);
+  if (!in || fingerprint.empty()) return {};
+  try {
+    return read_cached_runs(nlohmann::json::parse(in, nullptr, false), fingerprint, tags, seed,
+                            require_seed);
+  } catch (const nlohmann::json::exception&) {
+    return {};  // a damaged cache is no cache
+  }
+}
+
+}  // namespace grader

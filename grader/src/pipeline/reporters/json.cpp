@@ -1,0 +1,58 @@
+// The json format: docs/report.schema.json, for CI (see reporter.hpp).
+#include <cmath>
+
+#include "grader/pipeline/reporter.hpp"
+
+namespace grader {
+namespace {
+
+double round2(double x) {
+  return std::round(x * 100.0) / 100.0;
+}
+
+nlohmann::json unit_json(const unit_report& u, const report& r) {
+  nlohmann::json items = nlohmann::json::array(), vetoes = nlohmann::json::array();
+  for (const auto& it : u.items)
+    items.push_back({{"id", it.id},
+                     {"title", it.title},
+                     {"points", round2(it.points)},
+                     {"max_points", it.max_points},
+                     {"status", to_string(it.status)},
+                     {"feedback", it.feedback},
+                     {"needs_review", it.needs_review}});
+  for (const auto& v : u.vetoes) vetoes.push_back({{"id", v.id}, {"reason", v.reason}});
+  return {{"lesson", r.lesson},       {"unit", u.id},
+          {"score", round2(u.score)}, {"max_score", u.max_score},
+          {"pass_line", u.pass_line}, {"passed", u.passed},
+          {"vetoes", vetoes},         {"items", items}};
+}
+
+class json_reporter final : public reporter {
+ public:
+  void write(const report& r, std::ostream& out) const override { out << to_json(r).dump(2) << "\n"; }
+};
+
+}  // namespace
+
+nlohmann::json to_json(const report& r) {
+  nlohmann::json out = r.units.empty() ? nlohmann::json::object() : unit_json(r.units.front(), r);
+  out["title"] = r.title;
+  out["submission"] = r.submission;
+  out["seed"] = r.seed;
+  out["lang"] = r.language == lang::zh ? "zh" : "en";
+  out["messages"] = r.messages;
+  out["isolation"] = r.isolation;
+  out["build_failures"] = nlohmann::json::array();
+  for (const auto& b : r.build_failures)
+    out["build_failures"].push_back({{"file", b.file}, {"diagnostics", b.diagnostics}});
+  out["units"] = nlohmann::json::array();
+  for (const auto& u : r.units) out["units"].push_back(unit_json(u, r));
+  if (!r.gpu.is_null()) out["gpu"] = r.gpu;
+  return out;
+}
+
+std::unique_ptr<reporter> make_json_reporter(const reporter_options&) {
+  return std::make_unique<json_reporter>();
+}
+
+}  // namespace grader

@@ -1,0 +1,123 @@
+// The text format: a table per unit for people, in zh or en (see reporter.hpp).
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "grader/base/files.hpp"
+#include "grader/base/i18n.hpp"
+#include "grader/pipeline/reporter.hpp"
+
+namespace grader {
+namespace {
+
+double round2(double x) {
+  return std::round(x * 100.0) / 100.0;
+}
+
+std::string pad(const std::string& s, size_t width) {
+  const size_t w = display_width(s);
+  return w >= width ? s : s + std::string(width - w, ' ');
+}
+
+std::string points_text(double x) {
+  return fmt::format("{:g}", round2(x));
+}
+
+class text_reporter final : public reporter {
+ public:
+  explicit text_reporter(bool color) : color_(color) {}
+  void write(const report& r, std::ostream& out) const override { out << render_text(r, color_); }
+
+ private:
+  bool color_;
+};
+
+}  // namespace
+
+size_t display_width(std::string_view s) {
+  size_t w = 0;
+  for (size_t i = 0; i < s.size();) {
+    const unsigned char c = s[i];
+    char32_t cp = c;
+    int len = 1;
+    if (c >= 0xF0) {
+      cp = c & 0x07;
+      len = 4;
+    } else if (c >= 0xE0) {
+      cp = c & 0x0F;
+      len = 3;
+    } else if (c >= 0xC0) {
+      cp = c & 0x1F;
+      len = 2;
+    }
+    for (int k = 1; k < len && i + k < s.size(); ++k) cp = (cp << 6) | (s[i + k] & 0x3F);
+    i += len;
+    const bool wide = (cp >= 0x1100 && cp <= 0x115F) || (cp >= 0x2E80 && cp <= 0xA4CF) ||
+                      (cp >= 0xAC00 && cp <= 0xD7A3) || (cp >= 0xF900 && cp <= 0xFAFF) ||
+                      (cp >= 0xFE30 && cp <= 0xFE4F) || (cp >= 0xFF00 && cp <= 0xFF60) ||
+                      (cp >= 0xFFE0 && cp <= 0xFFE6);
+    w += wide ? 2 : 1;
+  }
+  return w;
+}
+
+std::string render_text(const report& r, bool color) {
+  const lang l = r.language;
+  auto paint = [&](const std::string& s, const char* code) {
+    return color ? fmt::format("\033[{}m{}\033[0m", code, s) : s;
+  };
+  std::string out =
+      fmt::format("{}\n{} {}\n{} {}\n", paint(r.title, "1"), tr(l, "提交：", "Submission:"),
+                  r.submission, tr(l, "随机种子：", "Seed:"),
+                  trf(l, "{}（用 --seed {} 复现同样的测试输入）",
+                      "{} (--seed {} reproduces the test inputs)", r.seed, r.seed));
+  for (const auto& m : r.messages) {
+    out += "\n";
+    for (std::string_view line : split_lines(m)) out += fmt::format("  {}\n", line);
+  }
+  for (const auto& b : r.build_failures) {
+    out += "\n" + trf(l, "  {} 编译失败：\n", "  {} does not compile:\n", b.file);
+    for (std::string_view line : split_lines(b.diagnostics)) out += fmt::format("  {}\n", line);
+  }
+  for (const auto& u : r.units) {
+    out += fmt::format("\n{}\n", paint(u.title, "1"));
+    size_t id_w = 0, title_w = 0;
+    for (const auto& it : u.items) {
+      id_w = std::max(id_w, display_width(it.id));
+      title_w = std::max(title_w, display_width(it.title));
+    }
+    for (const auto& it : u.items) {
+      const char* mark = it.status == item_status::pass      ? "✓"
+                         : it.status == item_status::partial ? "~"
+                                                             : "✗";
+      const char* code = it.status == item_status::pass      ? "32"
+                         : it.status == item_status::partial ? "33"
+                                                             : "31";
+      out += fmt::format("  {} {}  {}  {:>5} / {:g}{}\n", paint(mark, code), pad(it.id, id_w),
+                         pad(it.title, title_w), points_text(it.points), it.max_points,
+                         it.needs_review ? tr(l, "  （待人工复核）", "  (needs review)") : "");
+      if (!it.feedback.empty())
+        for (std::string_view line : split_lines(it.feedback))
+          out += fmt::format("      {}\n", line);
+    }
+    if (!u.vetoes.empty()) {
+      out += fmt::format("  {}\n", paint(tr(l, "一票否决：", "Vetoes:"), "31;1"));
+      for (const auto& v : u.vetoes)
+        out += fmt::format("    ✗ {} — {}\n      {}\n", v.id, v.title, v.reason);
+    } else {
+      out += fmt::format("  {}\n", tr(l, "一票否决：无", "Vetoes: none"));
+    }
+    const std::string verdict = u.passed ? paint("PASS", "32;1") : paint("FAIL", "31;1");
+    out +=
+        fmt::format("  {} {} / {:g}   {} {:g}   {}\n", tr(l, "得分", "Score"), points_text(u.score),
+                    u.max_score, tr(l, "通过线", "pass line"), u.pass_line, verdict);
+  }
+  return out;
+}
+
+std::unique_ptr<reporter> make_text_reporter(const reporter_options& o) {
+  return std::make_unique<text_reporter>(o.color);
+}
+
+}  // namespace grader

@@ -1,0 +1,114 @@
+// The run stage: test records, running jobs in parallel, listing tags (see run.hpp).
+#include "grader/pipeline/run.hpp"
+
+#include <atomic>
+#include <nlohmann/json.hpp>
+#include <regex>
+#include <thread>
+
+#include "course/protocol.hpp"
+#include "grader/base/files.hpp"
+
+namespace grader {
+namespace protocol = ::course::protocol;
+
+bool tag_run::passed() const {
+  if (!process.ok() || records.empty()) return false;
+  if (expected_tests > 0 && static_cast<int>(records.size()) != expected_tests) return false;
+  for (const auto& r : records)
+    if (!r.passed) return false;
+  return true;
+}
+
+std::string tag_run::blank() const {
+  for (const auto& r : records)
+    if (!r.passed && !r.blank.empty()) return r.blank;
+  return {};
+}
+
+namespace {
+
+std::string text_or(const nlohmann::json& j, const char* key) {
+  const auto it = j.find(key);
+  return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
+std::vector<std::string> strings_or(const nlohmann::json& j, const char* key) {
+  std::vector<std::string> out;
+  const auto it = j.find(key);
+  if (it != j.end() && it->is_array())
+    for (const auto& x : *it)
+      if (x.is_string()) out.push_back(x.get<std::string>());
+  return out;
+}
+
+}  // namespace
+
+std::vector<test_record> parse_records(const std::string& output) {
+  namespace f = protocol::field;
+  namespace ff = protocol::failure_field;
+  std::vector<test_record> out;
+  for (std::string_view line : split_lines(output)) {
+    const size_t start = line.find("{\"");
+    if (start == std::string_view::npos) continue;
+    const auto j = nlohmann::json::parse(line.substr(start), nullptr, false);
+    if (j.is_discarded() || !j.is_object() || !j.contains(f::test) || !j[f::test].is_string())
+      continue;
+    test_record r;
+    r.name = j[f::test].get<std::string>();
+    r.tags = strings_or(j, f::tags);
+    r.passed = j.contains(f::passed) && j[f::passed].is_boolean() && j[f::passed].get<bool>();
+    r.blank = text_or(j, f::blank);
+    if (j.contains(f::failures) && j[f::failures].is_array()) {
+      for (const auto& fj : j[f::failures]) {
+        if (!fj.is_object()) continue;
+        test_failure tf;
+        tf.file = text_or(fj, ff::file);
+        tf.line = fj.contains(ff::line) && fj[ff::line].is_number_integer() ? fj[ff::line].get<int>()
+                                                                             : 0;
+        tf.kind = text_or(fj, ff::kind);
+        tf.expression = text_or(fj, ff::expression);
+        tf.expanded = text_or(fj, ff::expanded);
+        tf.message = text_or(fj, ff::message);
+        tf.info = strings_or(fj, ff::info);
+        r.failures.push_back(std::move(tf));
+      }
+    }
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+
+std::vector<tag_run> run_all(runner& r, const std::vector<test_job>& jobs, unsigned seed,
+                             const run_limits& limits, unsigned parallel) {
+  std::vector<tag_run> out(jobs.size());
+  std::atomic<size_t> next{0};
+  auto worker = [&] {
+    for (size_t i; (i = next++) < jobs.size();) {
+      out[i] = r.run(jobs[i], seed, limits);
+      out[i].exercise = jobs[i].exercise;  // whatever the runner filled in
+    }
+  };
+  std::vector<std::thread> pool;
+  for (unsigned k = 1; k < std::max(1u, parallel) && k < jobs.size(); ++k)
+    pool.emplace_back(worker);
+  worker();
+  for (auto& th : pool) th.join();
+  return out;
+}
+
+std::map<std::string, int> list_tags(const std::filesystem::path& binary) {
+  run_options opts;
+  opts.timeout = std::chrono::seconds(20);
+  const run_result r = run_process({binary.string(), "--list-tags"}, opts);
+  static const std::regex tag(R"(^\s*(\d+)\s+(\[[^\]\s]+\]))");
+  std::map<std::string, int> tags;
+  for (std::string_view line : split_lines(r.output)) {
+    std::match_results<std::string_view::const_iterator> m;
+    if (std::regex_search(line.begin(), line.end(), m, tag))
+      tags[m[2].str()] = std::stoi(m[1].str());
+  }
+  return tags;
+}
+
+}  // namespace grader

@@ -1,0 +1,39 @@
+// process_runner: a test job in a plain child process with a time limit and an
+// output cap (see run.hpp). The reporter writes its records to a file of ours.
+#include <cctype>
+#include <fstream>
+#include <sstream>
+
+#include "course/protocol.hpp"
+#include "grader/pipeline/run.hpp"
+
+namespace grader {
+
+tag_run process_runner::run(const test_job& job, unsigned seed, const run_limits& limits) {
+  tag_run t;
+  t.tag = job.tag;
+  t.expected_tests = job.expected_tests;
+  std::error_code ec;
+  std::filesystem::create_directories(scratch_, ec);
+  std::string safe;
+  for (char c : job.tag)
+    safe.push_back(std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '-' ? c : '_');
+  const std::filesystem::path out_file =
+      scratch_ / (job.binary.filename().string() + "." + safe + ".jsonl");
+  std::filesystem::remove(out_file, ec);
+  run_options opts;
+  opts.timeout = limits.timeout;
+  opts.max_output = limits.max_output;
+  t.process = run_process({job.binary.string(), "--reporter",
+                           std::string(::course::protocol::reporter), "--out", out_file.string(),
+                           "--rng-seed", std::to_string(seed), "--warn", "NoAssertions", job.tag},
+                          opts);
+  std::ifstream in(out_file, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  t.raw_records = text.str();
+  t.records = parse_records(t.raw_records);
+  return t;
+}
+
+}  // namespace grader

@@ -1,0 +1,237 @@
+// The score stage (see score.hpp).
+#include "grader/pipeline/score.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "course/protocol.hpp"
+#include "grader/base/files.hpp"
+#include "grader/base/i18n.hpp"
+
+namespace grader {
+namespace protocol = ::course::protocol;
+namespace {
+
+item_status status_of(double points, double max_points) {
+  return points >= max_points - 1e-9 ? item_status::pass
+         : points > 1e-9             ? item_status::partial
+                                     : item_status::fail;
+}
+
+// The first failure of a tag's tests, told briefly: the test, then what broke.
+std::string failure_summary(const tag_run& run, lang l) {
+  if (run.process.timed_out)
+    return trf(l, "测试超时（{}）：学生代码里有死循环？",
+               "tests {}: an infinite loop in the student code?", run.process.describe());
+  if (run.process.term_signal) {
+    // Catch2's signal handler records the test that was running when it crashed.
+    std::string where;
+    for (const test_record& r : run.records)
+      for (const test_failure& f : r.failures)
+        if (f.kind == protocol::failure_kind::fatal) where = r.name;
+    return where.empty()
+               ? trf(l, "测试进程崩溃（{}）：越界访问？",
+                     "the test process crashed ({}): an out-of-bounds access?",
+                     run.process.describe())
+               : trf(l, "'{}' 运行中崩溃（{}）：越界访问？",
+                     "'{}' crashed ({}): an out-of-bounds access?", where, run.process.describe());
+  }
+  for (const test_record& r : run.records) {
+    if (r.passed) continue;
+    if (r.failures.empty())
+      return fmt::format("'{}': {}", r.name, tr(l, "没有断言", "made no assertion"));
+    const test_failure& f = r.failures.front();
+    std::string what;
+    if (f.kind == protocol::failure_kind::assertion)
+      what = f.expanded.empty() ? f.expression : fmt::format("{}  [{}]", f.expression, f.expanded);
+    else
+      what = f.message;
+    std::string out = fmt::format("'{}': {}", r.name, what);
+    for (const auto& info : f.info)
+      if (!protocol::is_seed_line(info)) out += "\n  " + info;
+    return out;
+  }
+  if (run.records.empty())
+    return trf(l, "这一项没有测试（{}）", "no tests ran for this item ({})",
+               run.process.describe());
+  return trf(l, "测试进程异常结束（{}）", "the test process ended badly ({})",
+             run.process.describe());
+}
+
+// A veto detector's reason: the INFO lines of its failed check.
+std::string veto_reason(const tag_run& run) {
+  for (const test_record& r : run.records)
+    for (const test_failure& f : r.failures) {
+      std::string out;
+      for (const auto& info : f.info)
+        if (!protocol::is_seed_line(info)) out += (out.empty() ? "" : " ") + info;
+      return out.empty() ? r.name : out;
+    }
+  return {};
+}
+
+item_result score_answers_item(const item& it, const answers_result& a, unit_report& ur,
+                               const unit& u, lang l) {
+  item_result r{it.id, it.title.in(l), 0, it.points, item_status::fail, {}, false};
+  if (!a.error.empty()) {
+    r.status = item_status::error;
+    r.feedback = a.error;
+    return r;
+  }
+  auto veto_title = [&](const std::string& id) {
+    for (const veto& v : u.vetoes)
+      if (v.id == id) return v.title.in(l);
+    return id;
+  };
+  std::string notes, blank;
+  for (const part_grade& g : a.parts) {
+    if (g.item != it.id) continue;
+    r.points += g.points;
+    r.needs_review |= g.needs_review;
+    if (g.blank)
+      blank += (blank.empty() ? "" : ", ") + g.id;
+    else if (!g.feedback.empty())
+      notes += (notes.empty() ? "" : "\n") + g.feedback;
+    for (const veto_hit& v : g.vetoes) ur.add_veto(v.id, veto_title(v.id), v.reason);
+  }
+  if (!blank.empty())
+    notes = trf(l, "未作答：{}", "not answered: {}", blank) + (notes.empty() ? "" : "\n") + notes;
+  r.feedback = notes;
+  r.status = status_of(r.points, it.points);
+  return r;
+}
+
+void apply_override(item_result& r, double points, lang l) {
+  r.points = points;
+  r.status = status_of(r.points, r.max_points);
+  r.needs_review = false;
+  r.feedback += (r.feedback.empty() ? "" : "\n") +
+                trf(l, "（教师复核后定为 {:g} 分）",
+                    "(set to {:g} points by an instructor's review)", r.points);
+}
+
+}  // namespace
+
+const tag_run* find_run(const score_inputs& in, const std::string& exercise,
+                        const std::string& tag) {
+  for (const tag_run& r : in.runs)
+    if (r.exercise == exercise && r.tag == tag) return &r;
+  return nullptr;
+}
+
+bool veto_fired(const tag_run& run) {
+  if (run.process.spawn_failed || run.process.timed_out || run.process.term_signal) return false;
+  for (const test_record& r : run.records)
+    if (!r.passed && !r.failures.empty() &&
+        r.failures.front().kind == protocol::failure_kind::assertion)
+      return true;
+  return false;
+}
+
+item_result score_code_item(const item& it, const exercise& e, const score_inputs& in, lang l) {
+  item_result r{it.id, it.title.in(l), 0, it.points, item_status::fail, {}, false};
+  if (in.not_built.count(e.id)) {
+    r.status = item_status::error;
+    r.feedback = trf(l, "{} 无法编译（见上）", "{} does not compile (see above)", e.file);
+    return r;
+  }
+  const tag_run* run = find_run(in, e.id, protocol::item_tag(it.id));
+  if (!run) {
+    r.status = item_status::error;
+    r.feedback = trf(l, "这一项的测试没有运行", "this item's tests did not run");
+    return r;
+  }
+  if (run->passed()) {
+    r.points = it.points;
+    r.status = item_status::pass;
+    r.feedback = it.pass_feedback.in(l);
+    return r;
+  }
+  r.status = run->process.timed_out || run->process.term_signal ? item_status::error
+                                                                : item_status::fail;
+  // An unfilled blank is the whole story: the item's own advice would mislead.
+  if (const std::string blank = run->blank(); !blank.empty()) {
+    r.feedback = trf(l, "先填好空 `{}`（见上方的空列表）",
+                     "fill in blank `{}` first (see the list of blanks above)", blank);
+    return r;
+  }
+  const std::string advice = it.fail_feedback.in(l);
+  r.feedback = advice + (advice.empty() ? "" : "\n") + failure_summary(*run, l);
+  return r;
+}
+
+unit_report score_unit(const manifest& m, const unit& u, const score_inputs& in, lang l) {
+  unit_report ur;
+  ur.id = u.id;
+  ur.title = u.title.in(l);
+  ur.max_score = u.max_score;
+  ur.pass_line = u.pass_line;
+  for (const item& it : u.items) {
+    const exercise& e = m.exercise_of(it);
+    if (e.is_code()) {
+      ur.items.push_back(score_code_item(it, e, in, l));
+    } else {
+      const auto a = in.answers.find(e.id);
+      ur.items.push_back(score_answers_item(
+          it, a == in.answers.end() ? answers_result{{}, "no answers graded"} : a->second, ur, u, l));
+    }
+  }
+  for (const veto& v : u.vetoes) {
+    const std::string tag = protocol::veto_tag(u.id, v.id);
+    for (const tag_run& run : in.runs)
+      if (run.tag == tag && veto_fired(run))
+        ur.add_veto(v.id, v.title.in(l), tr(l, "代码：", "code: ") + veto_reason(run));
+  }
+  for (item_result& r : ur.items)
+    if (const auto o = in.overrides.find(r.id); o != in.overrides.end())
+      apply_override(r, o->second, l);
+  ur.finish();
+  return ur;
+}
+
+report score_report(const manifest& m, const resolved& what, const build_result& built,
+                    test_runs runs, std::map<std::string, answers_result> answers,
+                    std::map<std::string, double> overrides, lang l) {
+  report rep;
+  rep.lesson = m.lesson;
+  rep.title = m.title.in(l);
+  rep.language = l;
+  for (const source_file& f : what.files) {
+    if (f.blanks.empty()) continue;
+    std::string list;
+    for (const auto& b : f.blanks)
+      list += fmt::format("{}{} ({} {})", list.empty() ? "" : ", ", b.name, tr(l, "行", "line"),
+                          b.line);
+    rep.messages.push_back(trf(l, "{}：还有 {} 个空没填：{}（提示：grader hint {}）",
+                               "{}: {} blank(s) still empty: {} (hints: grader hint {})",
+                               display_path(f.path), f.blanks.size(), list, m.lesson));
+  }
+  score_inputs in;
+  for (const source_file& f : what.files) {
+    if (!f.ex->is_code() || built.built(f.ex->id)) continue;
+    in.not_built[f.ex->id] = f.ex->file;
+    const auto b = built.exercises.find(f.ex->id);
+    rep.build_failures.push_back(
+        {f.ex->file, b == built.exercises.end() ? std::string() : b->second.diagnostics});
+  }
+  for (const auto& [id, a] : answers)
+    if (!a.error.empty())
+      rep.messages.push_back(
+          trf(l, "答案文件无法读取：{}", "Cannot read the answers file: {}", a.error));
+  if (!runs.reused.empty()) {
+    std::string list;
+    for (const auto& r : runs.reused) list += (list.empty() ? "" : ", ") + r;
+    rep.messages.push_back(
+        trf(l, "未改动，沿用上次的测试结果：{}（--fresh 重新运行）",
+            "Unchanged, so the last grade's test results are reused: {} (--fresh re-runs them)",
+            list));
+  }
+  in.runs = std::move(runs.runs);
+  in.answers = std::move(answers);
+  in.overrides = std::move(overrides);
+  for (const unit* u : what.units) rep.units.push_back(score_unit(m, *u, in, l));
+  return rep;
+}
+
+}  // namespace grader

@@ -1,0 +1,70 @@
+// The protocol between a lesson's test binaries and the grader, in one place:
+// the reporter's name, the fields of the records it writes, how rubric items and
+// veto detectors are tagged, the seed line, and the unfilled-blank signal. The
+// harness (catch_main.cpp, testing.hpp, blank.hpp) writes it; the grader's run and
+// score stages read it. Header-only and dependency-free so both sides include it.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace course::protocol {
+
+// Catch2 reporter that writes one JSON record per test case to --out.
+inline constexpr std::string_view reporter = "course-json";
+
+// The fields of a record (one line of JSON per test case).
+namespace field {
+inline constexpr const char* test = "test";              // the test case's name
+inline constexpr const char* tags = "tags";              // its tags, without brackets
+inline constexpr const char* passed = "passed";          // every assertion held, and there was one
+inline constexpr const char* assertions = "assertions";  // how many ran
+inline constexpr const char* failures = "failures";      // the failed assertions, below
+inline constexpr const char* seed = "seed";              // Catch2's --rng-seed
+// Set when the case ran into a BLANK(name) the student has not filled: the name.
+inline constexpr const char* blank = "blank";
+}  // namespace field
+
+// The fields of one failure inside a record.
+namespace failure_field {
+inline constexpr const char* file = "file";
+inline constexpr const char* line = "line";
+inline constexpr const char* expression = "expression";
+inline constexpr const char* expanded = "expanded";
+inline constexpr const char* message = "message";
+inline constexpr const char* kind = "kind";  // one of failure_kind
+inline constexpr const char* info = "info";  // INFO() messages in scope
+}  // namespace failure_field
+
+namespace failure_kind {
+inline constexpr std::string_view assertion = "assertion";  // a CHECK/REQUIRE that did not hold
+inline constexpr std::string_view exception = "exception";  // an exception escaped the test
+inline constexpr std::string_view fatal = "fatal";          // a signal (crash) during the test
+inline constexpr std::string_view fail = "fail";            // an explicit FAIL()
+}  // namespace failure_kind
+
+// Tests earn rubric item <id> by carrying the tag [<id>], e.g. [code.update].
+inline std::string item_tag(std::string_view item) {
+  return "[" + std::string(item) + "]";
+}
+// A veto's detector tests in a unit carry [veto:<unit>:<veto>]; a detector that
+// runs to the end and fails an assertion raises the veto.
+inline std::string veto_tag(std::string_view unit, std::string_view veto) {
+  return "[veto:" + std::string(unit) + ":" + std::string(veto) + "]";
+}
+// Tests that need the CPU emulator's counters; a GPU run skips them.
+inline constexpr std::string_view emulator_tag = "[emulator]";
+
+// The INFO() line that tells how to reproduce a run. The report states the seed
+// once, so the grader drops these lines from feedback.
+inline constexpr std::string_view seed_line_prefix = "rng seed ";
+inline std::string seed_line(std::uint64_t seed) {
+  return std::string(seed_line_prefix) + std::to_string(seed) + " (reproduce with --rng-seed " +
+         std::to_string(seed) + ")";
+}
+inline bool is_seed_line(std::string_view line) {
+  return line.substr(0, seed_line_prefix.size()) == seed_line_prefix;
+}
+
+}  // namespace course::protocol

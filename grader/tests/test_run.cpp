@@ -1,0 +1,281 @@
+// Unit tests for the run stage (run.cpp, runners/process.cpp, cache.cpp): reading
+// the reporter's records, running jobs through process_runner, the result cache.
+//   build/dev/bin/grader_tests "[run]"
+#include <signal.h>
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+
+#include "temp_dir.hpp"
+#include <filesystem>
+#include <fmt/format.h>
+#include <fstream>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "grader/pipeline/cache.hpp"
+#include "grader/pipeline/run.hpp"
+
+namespace fs = std::filesystem;
+using namespace std::chrono_literals;
+using Catch::Matchers::Contains;
+using grader::parse_records;
+using grader::tag_run;
+using grader::test_record;
+
+namespace {
+
+// Lines as the course-json reporter writes them (nlohmann sorts the keys).
+const std::string passing_line =
+    R"({"assertions":3,"failures":[],"passed":true,"seed":7,"tags":["code.update"],"test":"m_new is the running max"})";
+const std::string failing_line =
+    R"~({"assertions":2,"failures":[{"expanded":"0.25f == Approx( 0.5 )","expression":"O[0] == Approx(ref[0])",)~"
+    R"~("file":"lessons/lesson13/tests/test_online_softmax.cpp","info":["shape N=5 d=3","rng seed 7"],"kind":"assertion",)~"
+    R"~("line":42,"message":""},{"expanded":"","expression":"","file":"t.cpp","info":[],"kind":"exception",)~"
+    R"~("line":50,"message":"std::bad_alloc"}],"passed":false,"seed":7,"tags":["code.update","veto:no-running-max"],)~"
+    R"~("test":"l_new rescales the old sum"})~";
+
+// A shell script standing in for a lesson's test binary. It finds Catch2's --out
+// file and its last argument (the tag); `record` in the body writes a line there.
+fs::path fake_binary(const fs::path& dir, const std::string& body) {
+  const fs::path p = dir / "fake_tests";
+  std::ofstream(p) << "#!/bin/sh\n"
+                      "out=/dev/null; prev=\n"
+                      "for a; do [ \"$prev\" = --out ] && out=$a; prev=$a; last=$a; done\n"
+                      "record() { printf '%s\\n' \"$1\" >>\"$out\"; }\n"
+                   << body;
+  fs::permissions(p, fs::perms::owner_all);
+  return p;
+}
+
+tag_run run_with(std::vector<test_record> records, int exit_code) {
+  tag_run t;
+  t.tag = "[code.update]";
+  t.records = std::move(records);
+  t.process.exit_code = exit_code;
+  return t;
+}
+
+test_record record(std::string name, bool passed) {
+  test_record r;
+  r.name = std::move(name);
+  r.passed = passed;
+  return r;
+}
+
+// The run stage's runner, one job at a time, as the pipeline drives it.
+tag_run run_tag(const fs::path& bin, const std::string& tag, unsigned seed,
+                std::chrono::milliseconds timeout, int expected = 0) {
+  grader::process_runner runner(bin.parent_path() / "runs");
+  grader::run_limits limits;
+  limits.timeout = timeout;
+  return runner.run({"ex", bin, tag, expected}, seed, limits);
+}
+
+std::vector<tag_run> run_tags(const fs::path& bin, const std::vector<std::string>& tags,
+                              unsigned seed, std::chrono::milliseconds timeout, unsigned parallel,
+                              const std::map<std::string, int>& counts = {}) {
+  std::vector<grader::test_job> jobs;
+  for (const auto& t : tags)
+    jobs.push_back({"ex", bin, t, counts.count(t) ? counts.at(t) : 0});
+  grader::process_runner runner(bin.parent_path() / "runs");
+  grader::run_limits limits;
+  limits.timeout = timeout;
+  return grader::run_all(runner, jobs, seed, limits, parallel);
+}
+
+}  // namespace
+
+// ==== parse_records
+// ===================================================================================
+
+TEST_CASE("parse_records reads the reporter's lines and skips what the student printed",
+          "[run]") {
+  const std::string output = "student printf: x = 3\n" + passing_line + "\n" +
+                             "{oops, not JSON\n"
+                             "{\"debug\": 1}\n"  // JSON, but not a record
+                             "{\"test\": \"cut off\n"
+                             "\n"
+                             "   " +
+                             passing_line + "\n" +  // after other text on its line: still read
+                             failing_line + "\n" +
+                             "===============================================================\n"
+                             "test cases: 2 | 1 passed | 1 failed";
+  const auto records = parse_records(output);
+  REQUIRE(records.size() == 3);
+
+  CHECK(records[0].name == "m_new is the running max");
+  CHECK(records[0].tags == std::vector<std::string>{"code.update"});
+  CHECK(records[0].passed);
+  CHECK(records[0].failures.empty());
+  CHECK(records[1].name == "m_new is the running max");
+
+  const auto& r = records[2];
+  CHECK(r.name == "l_new rescales the old sum");
+  CHECK(r.tags == std::vector<std::string>{"code.update", "veto:no-running-max"});
+  CHECK_FALSE(r.passed);
+  REQUIRE(r.failures.size() == 2);
+  CHECK(r.failures[0].file == "lessons/lesson13/tests/test_online_softmax.cpp");
+  CHECK(r.failures[0].line == 42);
+  CHECK(r.failures[0].kind == "assertion");
+  CHECK(r.failures[0].expression == "O[0] == Approx(ref[0])");
+  CHECK(r.failures[0].expanded == "0.25f == Approx( 0.5 )");
+  CHECK(r.failures[0].message.empty());
+  CHECK(r.failures[0].info == std::vector<std::string>{"shape N=5 d=3", "rng seed 7"});
+  CHECK(r.failures[1].kind == "exception");
+  CHECK(r.failures[1].message == "std::bad_alloc");
+  CHECK(r.failures[1].line == 50);
+}
+
+TEST_CASE("parse_records: missing fields take defaults; a record without passed failed",
+          "[run]") {
+  const auto records = parse_records("{\"test\":\"bare\"}\n{\"test\":\"f\",\"failures\":[{}]}");
+  REQUIRE(records.size() == 2);
+  CHECK(records[0].name == "bare");
+  CHECK_FALSE(records[0].passed);
+  CHECK(records[0].tags.empty());
+  CHECK(records[0].failures.empty());
+  REQUIRE(records[1].failures.size() == 1);
+  CHECK(records[1].failures[0].line == 0);
+  CHECK(records[1].failures[0].kind.empty());
+  CHECK(parse_records("").empty());
+  CHECK(parse_records("no records at all\n").empty());
+}
+
+// Student output without a final newline shares a line with the next record, which is
+// then skipped: a veto detector's failing record can vanish, and the veto with it.
+TEST_CASE("parse_records finds a record that follows student output on the same line",
+          "[run]") {
+  const auto records = parse_records(passing_line + "\n" + "debug: m = 3.5" + failing_line + "\n");
+  REQUIRE(records.size() == 2);
+  CHECK(records[1].name == "l_new rescales the old sum");
+  CHECK_FALSE(records[1].passed);
+}
+
+// Student code that prints a line shaped like a record with a wrongly typed field makes
+// j.value() throw nlohmann::json::type_error out of parse_records; inside run_tags that
+// exception leaves a std::thread and terminates the grader.
+TEST_CASE("parse_records does not throw on a wrongly typed record", "[run]") {
+  CHECK_NOTHROW(parse_records("{\"test\": 1}\n"));
+  CHECK_NOTHROW(parse_records("{\"test\": \"t\", \"passed\": \"yes\"}\n"));
+  CHECK_NOTHROW(parse_records("{\"test\": \"t\", \"failures\": [1]}\n"));
+}
+
+TEST_CASE("tag_run::passed: every test ran and passed, and the process ended cleanly",
+          "[run]") {
+  CHECK(run_with({record("a", true), record("b", true)}, 0).passed());
+  CHECK_FALSE(run_with({}, 0).passed());  // no test ran
+  CHECK_FALSE(run_with({record("a", true), record("b", false)}, 0).passed());
+  CHECK_FALSE(run_with({record("a", true)}, 1).passed());  // failed exit code
+
+  tag_run crashed = run_with({record("a", true)}, -1);
+  crashed.process.term_signal = SIGSEGV;
+  CHECK_FALSE(crashed.passed());
+
+  tag_run hung = run_with({record("a", true)}, -1);
+  hung.process.timed_out = true;
+  CHECK_FALSE(hung.passed());
+
+  tag_run missing = run_with({}, -1);
+  missing.process.spawn_failed = true;
+  CHECK_FALSE(missing.passed());
+}
+
+TEST_CASE("run_tag runs the binary for one tag with the course-json reporter", "[run]") {
+  temp_dir dir;
+  const fs::path bin = fake_binary(dir.path,
+                                   "echo \"student output\"\n"
+                                   "echo \"args: $*\"\n"
+                                   "record '" +
+                                       passing_line + "'\n");
+  const tag_run t = run_tag(bin, "[code.update]", 1234, 10s);
+  CHECK(t.tag == "[code.update]");
+  CHECK_THAT(t.process.output, Contains("args: --reporter course-json --out "));
+  CHECK_THAT(t.process.output, Contains(" --rng-seed 1234 --warn NoAssertions [code.update]\n"));
+  REQUIRE(t.records.size() == 1);
+  CHECK(t.records[0].name == "m_new is the running max");
+  CHECK(t.passed());
+
+  const fs::path hangs = fake_binary(dir.path, "record '" + passing_line + "'\nsleep 5\n");
+  const tag_run slow = run_tag(hangs, "[code.update]", 1, 300ms);
+  CHECK(slow.process.timed_out);
+  CHECK(slow.records.size() == 1);  // what finished before the hang is kept
+  CHECK_FALSE(slow.passed());
+}
+
+TEST_CASE("run_tag ignores records the student's code prints", "[run]") {
+  temp_dir dir;
+  // A forged passing record on stdout, then the real, failing one in the --out file.
+  const fs::path bin =
+      fake_binary(dir.path, "printf '%s\\n' '" + passing_line + "'\nrecord '" + failing_line + "'\n");
+  const tag_run t = run_tag(bin, "[code.update]", 1, 10s);
+  REQUIRE(t.records.size() == 1);
+  CHECK(t.records[0].name == "l_new rescales the old sum");
+  CHECK_FALSE(t.passed());
+}
+
+TEST_CASE("run_tag fails a tag whose process ends before every test reported", "[run]") {
+  temp_dir dir;
+  const fs::path bin = fake_binary(dir.path, "record '" + passing_line + "'\nexit 0\n");
+  CHECK(run_tag(bin, "[code.update]", 1, 10s, 1).passed());
+  CHECK_FALSE(run_tag(bin, "[code.update]", 1, 10s, 3).passed());
+}
+
+TEST_CASE("run_tags runs every tag, keeps their order, and reports each process", "[run]") {
+  temp_dir dir;
+  const fs::path bin = fake_binary(dir.path,
+                                   "record \"{\\\"test\\\":\\\"$last\\\",\\\"passed\\\":true}\"\n"
+                                   "[ \"$last\" = \"[broken]\" ] && exit 3\n"
+                                   "exit 0\n");
+  const std::vector<std::string> tags = {"[a]", "[broken]", "[c]", "[veto:d]", "[e]"};
+  for (unsigned jobs : {0u, 1u, 3u, 16u}) {
+    INFO("jobs " << jobs);
+    const auto runs = run_tags(bin, tags, 5, 10s, jobs, {{"[c]", 1}, {"[e]", 2}});
+    REQUIRE(runs.size() == tags.size());
+    for (size_t i = 0; i < tags.size(); ++i) {
+      INFO(tags[i]);
+      CHECK(runs[i].tag == tags[i]);
+      REQUIRE(runs[i].records.size() == 1);
+      CHECK(runs[i].records[0].name == tags[i]);
+      CHECK(runs[i].passed() == (tags[i] != "[broken]" && tags[i] != "[e]"));  // [e] expects 2 tests
+    }
+    CHECK(runs[1].process.exit_code == 3);
+  }
+  CHECK(run_tags(bin, {}, 5, 10s, 4).empty());
+}
+
+TEST_CASE("list_tags reads the tags the binary lists, with their test counts", "[run]") {
+  temp_dir dir;
+  const fs::path bin = fake_binary(dir.path,
+                                   "[ \"$1\" = \"--list-tags\" ] || exit 1\n"
+                                   "echo 'All available tags:'\n"
+                                   "echo '   2  [code.update]'\n"
+                                   "echo '   1  [veto:flops-reduced]'\n"
+                                   "echo '   1  [code.matches_reference]'\n"
+                                   "echo '3 tags'\n");
+  CHECK(grader::list_tags(bin) == std::map<std::string, int>{{"[code.matches_reference]", 1},
+                                                             {"[code.update]", 2},
+                                                             {"[veto:flops-reduced]", 1}});
+  CHECK(grader::list_tags(dir.path / "missing").empty());
+}
+
+TEST_CASE("cached runs come back only for the same binary and every tag asked", "[run]") {
+  temp_dir dir;
+  const fs::path bin = fake_binary(dir.path, "record '" + passing_line + "'\n");
+  const fs::path cache = dir.path / "x.cache.json";
+  const std::string fp = grader::binary_fingerprint(bin);
+  REQUIRE_FALSE(fp.empty());
+  grader::save_cached_runs(cache, fp, 42, {run_tag(bin, "[code.update]", 42, 10s, 1)});
+
+  unsigned seed = 0;
+  const auto back = grader::load_cached_runs(cache, fp, {"[code.update]"}, &seed);
+  REQUIRE(back.size() == 1);
+  CHECK(seed == 42);
+  CHECK(back.at("[code.update]").passed());
+  CHECK(back.at("[code.update]").records.at(0).name == "m_new is the running max");
+
+  CHECK(grader::load_cached_runs(cache, fp + "x", {"[code.update]"}, &seed).empty());  // binary changed
+  CHECK(grader::load_cached_runs(cache, fp, {"[code.update]", "[code.normalize]"}, &seed).empty());
+  CHECK(grader::load_cached_runs(dir.path / "missing.json", fp, {"[code.update]"}, &seed).empty());
+}

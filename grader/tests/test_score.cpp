@@ -1,0 +1,276 @@
+// Unit tests for the score stage (score.cpp): hand-made test records, build
+// verdicts and graded answers in, unit reports out. No process runs here.
+//   build/dev/bin/grader_tests "[score]"
+#include <catch2/catch.hpp>
+
+#include <string>
+#include <vector>
+
+#include "course/protocol.hpp"
+#include "grader/pipeline/score.hpp"
+
+using Catch::Matchers::Contains;
+using grader::item_status;
+using grader::lang;
+using grader::score_inputs;
+using grader::tag_run;
+using grader::test_failure;
+using grader::test_record;
+namespace protocol = course::protocol;
+
+namespace {
+
+// Two code exercises and an answers file; unit "exam" uses the first and the
+// answers, unit "lab" the second. Both units have a veto.
+grader::manifest tiny_manifest() {
+  grader::manifest m;
+  m.lesson = "tiny";
+  m.exercises = {{"code", "code.cpp", "cpp", "", {"代码", "Code"}, {}, {}},
+                 {"kernel", "kernel.cu", "cu", "", {"核", "Kernel"}, {}, {}},
+                 {"questions", "answers.md", "answers", "key.json", {"问答", "Questions"}, {}, {}}};
+  grader::unit exam{"exam", {"考核", "Exam"}, 4, 3, {}, {}};
+  exam.items = {{"code.a", "code", 2, {"甲", "A"}, {"好", "Good."}, {"检查 m", "Check m."}},
+                {"q1", "questions", 2, {"问一", "Q1"}, {}, {}}};
+  exam.vetoes = {{"flops", {"计算量", "FLOPs"}, {}}};
+  grader::unit lab{"lab", {"实验", "Lab"}, 2, 1, {}, {}};
+  lab.items = {{"lab.a", "kernel", 2, {"乙", "B"}, {"对", "Right."}, {"错", "Wrong."}}};
+  lab.vetoes = {{"race", {"竞争", "Race"}, {}}};
+  m.units = {exam, lab};
+  return m;
+}
+
+tag_run run_of(std::string exercise, std::string tag, std::vector<test_record> records,
+               int exit_code = 0) {
+  tag_run t;
+  t.exercise = std::move(exercise);
+  t.tag = std::move(tag);
+  t.records = std::move(records);
+  t.process.exit_code = exit_code;
+  return t;
+}
+
+test_record passing(std::string name) {
+  test_record r;
+  r.name = std::move(name);
+  r.passed = true;
+  return r;
+}
+
+test_record failing(std::string name, std::string kind, std::string what,
+                    std::vector<std::string> info = {}) {
+  test_record r;
+  r.name = std::move(name);
+  test_failure f;
+  f.kind = std::move(kind);
+  f.expression = what;
+  f.message = what;
+  f.info = std::move(info);
+  r.failures.push_back(f);
+  return r;
+}
+
+// Everything right: both code items pass, the answers earn full marks.
+score_inputs all_right() {
+  score_inputs in;
+  in.runs = {run_of("code", protocol::item_tag("code.a"), {passing("a")}),
+             run_of("kernel", protocol::item_tag("lab.a"), {passing("b")}),
+             run_of("code", protocol::veto_tag("exam", "flops"), {passing("no flops claim")}),
+             run_of("kernel", protocol::veto_tag("lab", "race"), {passing("no race")})};
+  grader::part_grade q1;
+  q1.id = "q1.a";
+  q1.item = "q1";
+  q1.points = q1.max_points = 2;
+  in.answers["questions"].parts = {q1};
+  return in;
+}
+
+const grader::unit& unit_named(const grader::manifest& m, const std::string& id) {
+  for (const auto& u : m.units)
+    if (u.id == id) return u;
+  throw std::logic_error("no unit " + id);
+}
+
+}  // namespace
+
+TEST_CASE("score_unit: passing runs and right answers earn every point and PASS", "[score]") {
+  const auto m = tiny_manifest();
+  const auto u = grader::score_unit(m, unit_named(m, "exam"), all_right(), lang::en);
+  REQUIRE(u.items.size() == 2);
+  CHECK(u.items[0].status == item_status::pass);
+  CHECK(u.items[0].feedback == "Good.");
+  CHECK(u.items[1].points == 2);
+  CHECK(u.score == 4);
+  CHECK(u.vetoes.empty());
+  CHECK(u.passed);
+}
+
+TEST_CASE("score_code_item: a failed assertion gives the advice, the test and its INFO, not the seed",
+          "[score]") {
+  const auto m = tiny_manifest();
+  auto in = all_right();
+  in.runs[0] = run_of("code", "[code.a]",
+                      {failing("m is the running max", "assertion", "m == 3",
+                               {"shape 5x3", protocol::seed_line(42)})});
+  const auto r = grader::score_code_item(m.units[0].items[0], m.exercises[0], in, lang::en);
+  CHECK(r.status == item_status::fail);
+  CHECK(r.points == 0);
+  CHECK_THAT(r.feedback, Contains("Check m.") && Contains("'m is the running max': m == 3") &&
+                             Contains("shape 5x3"));
+  CHECK_THAT(r.feedback, !Contains("rng seed"));
+}
+
+TEST_CASE("score_code_item: a timeout or a crash is an error that says so", "[score]") {
+  const auto m = tiny_manifest();
+  auto in = all_right();
+  in.runs[0].process.timed_out = true;
+  auto r = grader::score_code_item(m.units[0].items[0], m.exercises[0], in, lang::en);
+  CHECK(r.status == item_status::error);
+  CHECK_THAT(r.feedback, Contains("infinite loop"));
+
+  in = all_right();
+  in.runs[0] = run_of("code", "[code.a]", {failing("rows of O", "fatal", "SIGSEGV")});
+  in.runs[0].process.exit_code = -1;
+  in.runs[0].process.term_signal = 11;
+  r = grader::score_code_item(m.units[0].items[0], m.exercises[0], in, lang::en);
+  CHECK(r.status == item_status::error);
+  CHECK_THAT(r.feedback, Contains("'rows of O' crashed"));
+}
+
+TEST_CASE("score_code_item: an unfilled blank, signalled in its own field, is the whole story",
+          "[score]") {
+  const auto m = tiny_manifest();
+  auto in = all_right();
+  test_record r = failing("m is the running max", "exception", "any message at all");
+  r.blank = "m_new";
+  in.runs[0] = run_of("code", "[code.a]", {r});
+  const auto item = grader::score_code_item(m.units[0].items[0], m.exercises[0], in, lang::en);
+  CHECK(item.status == item_status::fail);
+  CHECK(item.feedback == "fill in blank `m_new` first (see the list of blanks above)");
+
+  // The same words in a message, with no signal, are only a message.
+  in.runs[0] = run_of("code", "[code.a]",
+                      {failing("t", "exception", "blank `m_new` is still empty: fill it in")});
+  const auto plain = grader::score_code_item(m.units[0].items[0], m.exercises[0], in, lang::en);
+  CHECK_THAT(plain.feedback, Contains("Check m."));
+}
+
+TEST_CASE("score_code_item: an exercise that did not build errs its own items only", "[score]") {
+  const auto m = tiny_manifest();
+  auto in = all_right();
+  in.not_built["kernel"] = "kernel.cu";
+  const auto exam = grader::score_unit(m, unit_named(m, "exam"), in, lang::en);
+  const auto lab = grader::score_unit(m, unit_named(m, "lab"), in, lang::en);
+  CHECK(exam.passed);
+  CHECK(exam.score == 4);
+  CHECK(lab.items[0].status == item_status::error);
+  CHECK(lab.items[0].feedback == "kernel.cu does not compile (see above)");
+}
+
+TEST_CASE("score_code_item: a run counts only for its own exercise's items", "[score]") {
+  const auto m = tiny_manifest();
+  auto in = all_right();
+  in.runs[0].exercise = "kernel";  // [code.a] ran, but in another binary
+  const auto r = grader::score_code_item(m.units[0].items[0], m.exercises[0], in, lang::en);
+  CHECK(r.status == item_status::error);
+  CHECK(r.points == 0);
+}
+
+TEST_CASE("veto_fired: only a detector that ran to the end and failed an assertion", "[score]") {
+  const auto fired = run_of("code", "[veto:exam:flops]", {failing("d", "assertion", "x")});
+  CHECK(grader::veto_fired(fired));
+  auto crashed = fired;
+  crashed.process.term_signal = 11;
+  CHECK_FALSE(grader::veto_fired(crashed));
+  auto late = fired;
+  late.process.timed_out = true;
+  CHECK_FALSE(grader::veto_fired(late));
+  CHECK_FALSE(
+      grader::veto_fired(run_of("code", "[veto:exam:flops]", {failing("d", "exception", "x")})));
+  CHECK_FALSE(grader::veto_fired(run_of("code", "[veto:exam:flops]", {passing("d")})));
+}
+
+TEST_CASE("score_unit: a fired detector vetoes its unit whatever the points, with its INFO",
+          "[score]") {
+  const auto m = tiny_manifest();
+  auto in = all_right();
+  in.runs[2] = run_of("code", protocol::veto_tag("exam", "flops"),
+                      {failing("d", "assertion", "x", {"fewer FLOPs", protocol::seed_line(1)})});
+  const auto exam = grader::score_unit(m, unit_named(m, "exam"), in, lang::en);
+  CHECK(exam.score == 4);
+  CHECK_FALSE(exam.passed);
+  REQUIRE(exam.vetoes.size() == 1);
+  CHECK(exam.vetoes[0].reason == "code: fewer FLOPs");
+  // The lab's own veto is untouched by the exam's detector.
+  CHECK(grader::score_unit(m, unit_named(m, "lab"), in, lang::en).passed);
+}
+
+TEST_CASE("score_unit: answers parts add up, blanks are named, a malformed file errs", "[score]") {
+  const auto m = tiny_manifest();
+  auto in = all_right();
+  grader::part_grade half, blank;
+  half.id = "q1.a";
+  half.item = "q1";
+  half.points = 1;
+  half.max_points = 1.5;
+  half.feedback = "one key point of two";
+  half.needs_review = true;
+  blank.id = "q1.b";
+  blank.item = "q1";
+  blank.max_points = 0.5;
+  blank.blank = true;
+  blank.vetoes = {{"flops", "ticked (b)"}};
+  in.answers["questions"].parts = {half, blank};
+  auto exam = grader::score_unit(m, unit_named(m, "exam"), in, lang::en);
+  CHECK(exam.items[1].points == 1);
+  CHECK(exam.items[1].status == item_status::partial);
+  CHECK(exam.items[1].needs_review);
+  CHECK_THAT(exam.items[1].feedback, Contains("not answered: q1.b") && Contains("one key point"));
+  REQUIRE(exam.vetoes.size() == 1);
+  CHECK(exam.vetoes[0].title == "FLOPs");
+
+  in.answers["questions"] = {{}, "answers.md:3: checkbox mark 'y'"};
+  exam = grader::score_unit(m, unit_named(m, "exam"), in, lang::en);
+  CHECK(exam.items[1].status == item_status::error);
+  CHECK(exam.items[1].feedback == "answers.md:3: checkbox mark 'y'");
+  CHECK(exam.items[0].status == item_status::pass);  // the code is still graded
+}
+
+TEST_CASE("score_unit: an instructor's override sets the points and ends the review", "[score]") {
+  const auto m = tiny_manifest();
+  auto in = all_right();
+  in.answers["questions"].parts[0].needs_review = true;
+  in.overrides["q1"] = 0.5;
+  const auto exam = grader::score_unit(m, unit_named(m, "exam"), in, lang::zh);
+  CHECK(exam.items[1].points == 0.5);
+  CHECK(exam.items[1].status == item_status::partial);
+  CHECK_FALSE(exam.items[1].needs_review);
+  CHECK_THAT(exam.items[1].feedback, Contains("教师复核"));
+  CHECK(exam.score == 2.5);
+  CHECK_FALSE(exam.passed);
+}
+
+TEST_CASE("score_report: build failures, blanks and reused results are reported once each",
+          "[score]") {
+  const auto m = tiny_manifest();
+  grader::resolved what;
+  for (const auto& u : m.units) what.units.push_back(&u);
+  what.files = {{&m.exercises[0], "/sub/code.cpp", {{"m_new", 12}, {"scale", 14}}},
+                {&m.exercises[1], "/sub/kernel.cu", {}},
+                {&m.exercises[2], "/sub/answers.md", {}}};
+  grader::build_result built;
+  built.exercises["code"] = {"code", "code.cpp", true, "", "/tree/bin/tiny_code_tests"};
+  built.exercises["kernel"] = {"kernel", "kernel.cu", false, "kernel.cu:3:1: error: x", ""};
+  grader::test_runs runs;
+  runs.runs = all_right().runs;
+  runs.reused = {"code.cpp (seed 7)"};
+  const auto rep = grader::score_report(m, what, built, runs, all_right().answers, {}, lang::en);
+  REQUIRE(rep.build_failures.size() == 1);
+  CHECK(rep.build_failures[0].file == "kernel.cu");
+  CHECK(rep.build_failures[0].diagnostics == "kernel.cu:3:1: error: x");
+  REQUIRE(rep.messages.size() == 2);
+  CHECK_THAT(rep.messages[0], Contains("2 blank(s) still empty: m_new (line 12), scale (line 14)"));
+  CHECK_THAT(rep.messages[1], Contains("code.cpp (seed 7)"));
+  REQUIRE(rep.units.size() == 2);
+  CHECK(rep.units[0].passed);
+  CHECK(rep.units[1].items[0].status == item_status::error);
+}

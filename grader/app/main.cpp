@@ -72,166 +72,172 @@ int fail_to_grade(const std::string& why) {
   return 2;
 }
 
+// Everything the command line says.
+struct options {
+  std::string lesson, submission, json_file, unit, lang_name, root, build_dir, override_file;
+  std::string format = "text";
+  bool answers = false, gpu = false, fresh = false, explicit_seed = false;
+  unsigned seed = std::random_device{}();
+  double timeout_s = 10;
+  // Subcommands.
+  std::string hint_lesson, manifest_lesson;
+  std::vector<std::string> dev_lessons, only;
+  bool sync_check = false, list_checks = false, manifest_all = false;
+  CLI::App *hint = nullptr, *list = nullptr, *dev = nullptr, *check = nullptr, *sync = nullptr,
+           *manifest = nullptr;
+};
+
+void define_cli(CLI::App& app, options& o) {
+  app.footer("Exit code: 0 passed, 1 failed, 2 could not grade.");
+  app.add_option("lesson", o.lesson, "The lesson to grade, e.g. lesson13");
+  auto* answers_flag =
+      app.add_flag("--answers", o.answers, "Grade the solutions (the instructor's answer branch)");
+  app.add_option("--submission", o.submission,
+                 "Grade the files in this folder (named as in exercises/<lesson>/)")
+      ->excludes(answers_flag);
+  app.add_option("--json", o.json_file, "Also write the report as JSON to this file");
+  app.add_option("--format", o.format, "The report's format on stdout")
+      ->check(CLI::IsMember(reporter_formats()));
+  app.add_option("--unit", o.unit, "Grade only this unit of the lesson");
+  app.add_option("--lang", o.lang_name, "Language of the report: zh or en (default: from LANG)")
+      ->check(CLI::IsMember({"zh", "en"}));
+  app.add_option("--seed", o.seed,
+                 "Random seed for the tests' inputs (default: fresh; implies --fresh)");
+  app.add_option("--timeout", o.timeout_s, "Seconds each test process may run")
+      ->check(CLI::PositiveNumber);
+  app.add_option("--root", o.root,
+                 "The course's root folder (default: found from the current folder)");
+  app.add_option("--override", o.override_file,
+                 "JSON file {\"item id\": points} from an instructor's review; replaces those "
+                 "items' points");
+  app.add_flag("--fresh", o.fresh,
+               "Re-run every test, even those of test binaries unchanged since the last grade");
+  app.add_flag(
+      "--gpu", o.gpu,
+      "Also build the CUDA exercises with nvcc, test them on this machine's GPU and time them");
+  app.add_option("--build-dir", o.build_dir,
+                 "The grading build tree (default: grade/<lesson> in the grader's build folder)");
+
+  o.hint = app.add_subcommand("hint", "Show the hints for a lesson's exercises");
+  o.hint->add_option("lesson", o.hint_lesson, "The lesson")->required();
+  o.list = app.add_subcommand("list", "List the course's lessons");
+
+  o.dev = app.add_subcommand("dev", "Instructor tools")->require_subcommand(1);
+  o.check = o.dev->add_subcommand(
+      "check", "Exercises fail, solutions score full, mutants get their declared verdict");
+  o.check->add_option("lessons", o.dev_lessons, "Lessons to check (default: all)");
+  o.check->add_option("--only", o.only,
+                      "Run only this check (repeatable); a name ending in ':' selects a group, "
+                      "e.g. mutant:");
+  o.check->add_flag("--list", o.list_checks, "List the checks and exit");
+  o.check->add_option("--seed", o.seed, "Random seed for the tests' inputs (default: fresh)");
+  o.sync = o.dev->add_subcommand("sync", "Regenerate exercises/ from solutions/");
+  o.sync->add_option("lessons", o.dev_lessons, "Lessons to sync (default: all)");
+  o.sync->add_flag("--check", o.sync_check, "Only report drift; exit 1 if any file differs");
+  o.manifest =
+      o.dev->add_subcommand("manifest", "Print a lesson's exercises as the grader reads them");
+  o.manifest->add_option("lesson", o.manifest_lesson, "The lesson")->required();
+  o.manifest->add_flag("--all", o.manifest_all,
+                       "Every exercise, not only the code ones (one line each: id kind file)");
+  for (auto* sub : {o.hint, o.list, o.check, o.sync, o.manifest})
+    sub->add_option("--root", o.root, "The course's root folder");
+}
+
+int run_dev(const course& c, const options& o) {
+  if (*o.manifest) {
+    dev_manifest_files(load_manifest(c, o.manifest_lesson), o.manifest_all, std::cout);
+    return 0;
+  }
+  int failures = 0;
+  for (const auto& name : o.dev_lessons.empty() ? c.lessons() : o.dev_lessons) {
+    const manifest m = load_manifest(c, name);
+    if (*o.sync) {
+      const int drifted = dev_sync(c, m, o.sync_check, std::cout);
+      failures += o.sync_check ? drifted : 0;
+      continue;
+    }
+    const auto r = dev_check(c, m, {o.seed, o.only, o.list_checks}, std::cout);
+    if (!r.unmatched.empty())
+      return fail_to_grade(fmt::format("no check named '{}' in {} (see dev check --list)",
+                                       r.unmatched.front(), m.lesson));
+    failures += r.failed;
+  }
+  return failures == 0 ? 0 : 1;
+}
+
+int run_grade(const course& c, const options& o, lang l) {
+  const manifest m = load_manifest(c, o.lesson);
+  if (o.gpu) require_gpu();  // before any grading: say so at once
+  grade_request req;
+  const fs::path dir = o.answers              ? c.solutions_dir(o.lesson)
+                       : o.submission.empty() ? c.exercises_dir(o.lesson)
+                                              : fs::path(o.submission);
+  req.files = submission_files(m, dir, {}, o.unit);
+  req.label = display_path(fs::absolute(dir).lexically_normal());
+  req.unit = o.unit;
+  req.language = l;
+  req.seed = o.seed;
+  req.test_timeout = std::chrono::milliseconds(static_cast<long>(o.timeout_s * 1000));
+  if (!o.build_dir.empty()) req.tree = fs::absolute(o.build_dir);
+  req.fresh = o.fresh || o.explicit_seed;
+  if (!o.override_file.empty()) req.overrides = load_overrides(o.override_file, m);
+  report rep = grade(c, m, req);
+
+  // Text goes out before the GPU part, which takes minutes; other formats hold
+  // the whole report, so they wait for it.
+  const bool color = isatty(STDOUT_FILENO) && !std::getenv("NO_COLOR");
+  if (o.format == "text") make_reporter(o.format, {color})->write(rep, std::cout);
+  if (o.gpu) {
+    const gpu_section g = grade_gpu(c, m, req);
+    rep.gpu = to_json(g);
+    if (o.format == "text") std::cout << render_text(g, l);
+  }
+  if (o.format != "text") make_reporter(o.format, {color})->write(rep, std::cout);
+  std::cout << std::flush;
+  if (!o.json_file.empty()) {
+    std::ofstream out(o.json_file);
+    if (!out) return fail_to_grade("cannot write " + o.json_file);
+    make_reporter("json")->write(rep, out);
+  }
+  return rep.passed() ? 0 : 1;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   CLI::App app{"Course grader: builds and tests a lesson's exercises, grades its questions.",
                "grader"};
-  app.footer("Exit code: 0 passed, 1 failed, 2 could not grade.");
-
-  std::string lesson, submission, json_file, unit, lang_name, root;
-  bool answers = false;
-  unsigned seed = std::random_device{}();
-  double timeout_s = 10;
-  app.add_option("lesson", lesson, "The lesson to grade, e.g. lesson13");
-  auto* answers_flag =
-      app.add_flag("--answers", answers, "Grade the solutions (the instructor's answer branch)");
-  app.add_option("--submission", submission,
-                 "Grade the files in this folder (named as in exercises/<lesson>/)")
-      ->excludes(answers_flag);
-  app.add_option("--json", json_file, "Also write the report as JSON to this file");
-  std::string format = "text";
-  app.add_option("--format", format, "The report's format on stdout")
-      ->check(CLI::IsMember(reporter_formats()));
-  app.add_option("--unit", unit, "Grade only this unit of the lesson");
-  app.add_option("--lang", lang_name, "Language of the report: zh or en (default: from LANG)")
-      ->check(CLI::IsMember({"zh", "en"}));
-  auto* seed_option = app.add_option(
-      "--seed", seed, "Random seed for the tests' inputs (default: fresh; implies --fresh)");
-  app.add_option("--timeout", timeout_s, "Seconds each test process may run")
-      ->check(CLI::PositiveNumber);
-  app.add_option("--root", root,
-                 "The course's root folder (default: found from the current folder)");
-  std::string build_dir;
-  bool gpu = false, fresh = false;
-  std::string override_file;
-  app.add_option("--override", override_file,
-                 "JSON file {\"item id\": points} from an instructor's review; replaces those items' points");
-  app.add_flag("--fresh", fresh,
-               "Re-run every test, even those of test binaries unchanged since the last grade");
-  app.add_flag(
-      "--gpu", gpu,
-      "Also build the CUDA exercises with nvcc, test them on this machine's GPU and time them");
-  app.add_option("--build-dir", build_dir,
-                 "The grading build tree (default: grade/<lesson> in the grader's build folder)");
-
-  auto* hint = app.add_subcommand("hint", "Show the hints for a lesson's exercises");
-  std::string hint_lesson;
-  hint->add_option("lesson", hint_lesson, "The lesson")->required();
-
-  auto* list = app.add_subcommand("list", "List the course's lessons");
-
-  auto* dev = app.add_subcommand("dev", "Instructor tools")->require_subcommand(1);
-  std::vector<std::string> dev_lessons;
-  bool sync_check = false;
-  auto* check = dev->add_subcommand(
-      "check", "Exercises fail, solutions score full, mutants get their declared verdict");
-  check->add_option("lessons", dev_lessons, "Lessons to check (default: all)");
-  std::vector<std::string> only;
-  bool list_checks = false;
-  check->add_option("--only", only,
-                    "Run only this check (repeatable); a name ending in ':' selects a group, "
-                    "e.g. mutant:");
-  check->add_flag("--list", list_checks, "List the checks and exit");
-  check->add_option("--seed", seed, "Random seed for the tests' inputs (default: fresh)");
-  auto* manifest_cmd =
-      dev->add_subcommand("manifest", "Print a lesson's exercises as the grader reads them");
-  std::string manifest_lesson;
-  bool manifest_all = false;
-  manifest_cmd->add_option("lesson", manifest_lesson, "The lesson")->required();
-  manifest_cmd->add_flag("--all", manifest_all,
-                         "Every exercise, not only the code ones (one line each: id kind file)");
-  auto* sync = dev->add_subcommand("sync", "Regenerate exercises/ from solutions/");
-  sync->add_option("lessons", dev_lessons, "Lessons to sync (default: all)");
-  sync->add_flag("--check", sync_check, "Only report drift; exit 1 if any file differs");
-  for (auto* sub : {hint, list, check, sync, manifest_cmd})
-    sub->add_option("--root", root, "The course's root folder");
-
+  options o;
+  define_cli(app, o);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    const int code = app.exit(e);
-    return code == 0 ? 0 : 2;
+    if (e.get_exit_code() == 0) return app.exit(e);  // --help
+    return fail_to_grade(std::string(e.what()) + " (grader --help lists the options)");
   }
-
-  const bool explicit_seed = seed_option->count() > 0;
-  const lang l = lang_name.empty() ? lang_from_env() : (lang_name == "zh" ? lang::zh : lang::en);
+  o.explicit_seed = app.get_option("--seed")->count() > 0;
+  const lang l = o.lang_name.empty() ? lang_from_env() : (o.lang_name == "zh" ? lang::zh : lang::en);
   try {
-    const course c = find_course(root, fs::current_path());  // trees under our build dir
-
-    if (*list) {
+    const course c = find_course(o.root, fs::current_path());  // trees under our build dir
+    if (*o.list) {
       for (const auto& name : c.lessons())
         fmt::print("{}  {}\n", name, load_manifest(c, name).title.in(l));
       return 0;
     }
-    if (*hint) {
-      const manifest m = load_manifest(c, hint_lesson);
+    if (*o.hint) {
+      const manifest m = load_manifest(c, o.hint_lesson);
       for (const auto& e : m.exercises) {
         fmt::print("{} ({})\n", e.title.in(l), e.file);
         for (const auto& h : (l == lang::zh ? e.hints_zh : e.hints_en)) fmt::print("  - {}\n", h);
       }
       return 0;
     }
-    if (*manifest_cmd) {
-      dev_manifest_files(load_manifest(c, manifest_lesson), manifest_all, std::cout);
-      return 0;
-    }
-    if (*dev) {
-      if (dev_lessons.empty()) dev_lessons = c.lessons();
-      int failures = 0;
-      for (const auto& name : dev_lessons) {
-        const manifest m = load_manifest(c, name);
-        if (*sync) {
-          failures += dev_sync(c, m, sync_check, std::cout);
-          if (!sync_check) failures = 0;
-        } else {
-          const auto r = dev_check(c, m, {seed, only, list_checks}, std::cout);
-          failures += r.failed;
-          for (const auto& name : r.unmatched)
-            return fail_to_grade(fmt::format("no check named '{}' in {} (see dev check --list)",
-                                             name, m.lesson));
-        }
-      }
-      return failures == 0 ? 0 : 1;
-    }
-
-    if (lesson.empty()) {
+    if (*o.dev) return run_dev(c, o);
+    if (o.lesson.empty()) {
       std::cerr << app.help();
       return 2;
     }
-    const manifest m = load_manifest(c, lesson);
-    if (gpu) require_gpu();  // before any grading: say so at once
-    grade_request req;
-    fs::path dir = answers              ? c.solutions_dir(lesson)
-                   : submission.empty() ? c.exercises_dir(lesson)
-                                        : fs::path(submission);
-    req.files = submission_files(m, dir, {}, unit);
-    req.label = display_path(fs::absolute(dir).lexically_normal());
-    req.unit = unit;
-    req.language = l;
-    req.seed = seed;
-    req.test_timeout = std::chrono::milliseconds(static_cast<long>(timeout_s * 1000));
-    if (!build_dir.empty()) req.tree = fs::absolute(build_dir);
-    req.fresh = fresh || explicit_seed;
-    if (!override_file.empty()) req.overrides = load_overrides(override_file, m);
-    report rep = grade(c, m, req);
-    // Text goes out before the GPU part, which takes minutes; other formats hold
-    // the whole report, so they wait for it.
-    const bool color = isatty(STDOUT_FILENO) && !std::getenv("NO_COLOR");
-    if (format == "text") make_reporter(format, {color})->write(rep, std::cout);
-    if (gpu) {
-      const gpu_section g = grade_gpu(c, m, req);
-      rep.gpu = to_json(g);
-      if (format == "text") std::cout << render_text(g, l);
-    }
-    if (format != "text") make_reporter(format, {color})->write(rep, std::cout);
-    std::cout << std::flush;
-    if (!json_file.empty()) {
-      std::ofstream out(json_file);
-      if (!out) return fail_to_grade("cannot write " + json_file);
-      make_reporter("json")->write(rep, out);
-    }
-    return rep.passed() ? 0 : 1;
+    return run_grade(c, o, l);
   } catch (const cannot_grade& e) {
     return fail_to_grade(e.what());
   } catch (const input_error& e) {

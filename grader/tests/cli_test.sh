@@ -16,16 +16,14 @@ check() {  # check NAME CONDITION...
   if "$@"; then echo "ok   $name"; passes=$((passes + 1)); else echo "FAIL $name"; failures=$((failures + 1)); fi
 }
 
-read -r lesson cpp answers < <(python3 - "$root" <<'PY'
-import json, pathlib, sys
-for m in sorted(pathlib.Path(sys.argv[1], "lessons").glob("*/manifest.json")):
-    ex = json.load(open(m))["exercises"]
-    cpp = [e["file"] for e in ex if e["kind"] == "cpp"]
-    ans = [e["file"] for e in ex if e["kind"] == "answers"]
-    if cpp and ans:
-        print(m.parent.name, cpp[0], ans[0]); break
-PY
-)
+# The manifest is read through the grader (dev manifest: "id kind file" lines).
+lesson="" cpp="" answers=""
+for l in $("$grader" list --root "$root" | cut -d' ' -f1); do
+  files="$("$grader" dev manifest "$l" --all --root "$root")"
+  c="$(awk '$2 == "cpp" {print $3; exit}' <<<"$files")"
+  a="$(awk '$2 == "answers" {print $3; exit}' <<<"$files")"
+  if [ -n "$c" ] && [ -n "$a" ]; then lesson="$l" cpp="$c" answers="$a"; break; fi
+done
 [ -n "${lesson:-}" ] || { echo "no lesson with a C++ exercise and an answers file"; exit 1; }
 run() { "$grader" "$lesson" --root "$root" --build-dir "$work/tree" --lang en "$@"; }
 one_line_error() {  # exit code 2 and exactly one line on stderr, naming the problem
@@ -42,12 +40,9 @@ check "not a course root -> one-line error, exit 2" one_line_error "$grader" "$l
 
 # A submission with a compile error and a malformed answers file.
 mkdir -p "$work/sub"
-python3 - "$root" "$lesson" "$work/sub" <<'PY'
-import json, shutil, sys
-root, lesson, out = sys.argv[1:]
-for e in json.load(open(f"{root}/lessons/{lesson}/manifest.json"))["exercises"]:
-    shutil.copy(f"{root}/solutions/{lesson}/{e['file']}", out)
-PY
+"$grader" dev manifest "$lesson" --all --root "$root" | while read -r _ _ file; do
+  cp "$root/solutions/$lesson/$file" "$work/sub/"
+done
 printf '\nint broken = ;\n' >>"$work/sub/$cpp"
 sed -i '0,/- \[x\]/s//- [y]/' "$work/sub/$answers"
 before="$(cd "$work/sub" && sha256sum ./* && stat -c '%n %Y' ./*)"
@@ -57,6 +52,15 @@ line=$(wc -l <"$work/sub/$cpp")
 check "compile error shown at the student's file:line:col" grep -qE "sub/$cpp:$line:[0-9]+: error" <<<"$out"
 check "malformed answers file named with its line" grep -qE "$answers:[0-9]+: checkbox mark" <<<"$out"
 check "JSON report written" python3 -c "import json,sys; r=json.load(open('$work/r.json')); sys.exit(r['passed'] is not False)"
+check "the JSON names the one file that does not compile" python3 -c "
+import json, sys
+r = json.load(open('$work/r.json'))
+sys.exit([b['file'] for b in r['build_failures']] != ['$cpp'] or '$cpp' not in r['build_failures'][0]['diagnostics'])"
+check "--format json writes the report as JSON on stdout" python3 -c "
+import json, subprocess, sys
+out = subprocess.run(['$grader', '$lesson', '--root', '$root', '--build-dir', '$work/tree', '--answers',
+                      '--unit', 'exam', '--format', 'json'], capture_output=True, text=True).stdout
+sys.exit(json.loads(out)['passed'] is not True)"
 after="$(cd "$work/sub" && sha256sum ./* && stat -c '%n %Y' ./*)"
 check "the student's files are unchanged (content and mtime)" test "$before" = "$after"
 
@@ -74,6 +78,14 @@ sys.exit(not (q1['points'] == 1.5 and q1['needs_review'] is False and r['score']
 printf '{"no_such_item": 1}' >"$work/bad.json"
 check "an override naming an unknown item -> one-line error, exit 2" \
   one_line_error "$grader" "$lesson" --root "$root" --build-dir "$work/tree" --answers --override "$work/bad.json"
+
+printf '{"q1": 7}' >"$work/big.json"
+check "an override above the item's points -> one-line error, exit 2" \
+  one_line_error "$grader" "$lesson" --root "$root" --build-dir "$work/tree" --answers --override "$work/big.json"
+check "dev check --only with an unknown check -> one-line error, exit 2" \
+  one_line_error "$grader" dev check "$lesson" --root "$root" --only no-such-check
+check "dev check --list names the checks" grep -q '^solutions:' <<<"$("$grader" dev check "$lesson" --root "$root" --list)"
+check "an unknown --format -> exit 2" one_line_error run --answers --format yaml
 
 echo "$passes passed, $failures failed"
 exit $((failures > 0))

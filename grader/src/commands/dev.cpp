@@ -335,7 +335,7 @@ verdict check_mutant(check_context& cx, const mutant& mu) {
   const unit_report* u = find_unit(got, unit_id);
   if (!u) return {false, "no unit " + unit_id};
   if (not_passed(*u) != want_failed || veto_ids(*u) != want_vetoes || u->passed != want_pass)
-    why += fmt::format("declared not passed: {}; vetoes: {}; {}\n         got {}\n", join(want_failed),
+    why += fmt::format("declared not passed: {}; vetoes: {}; {}\ngot {}\n", join(want_failed),
                        join(want_vetoes), want_pass ? "PASS" : "FAIL", verdict_text(*u));
   if (failed_builds(got) != want_builds)
     why += fmt::format("declared build failures: {}; got {}\n", join(want_builds),
@@ -391,9 +391,9 @@ std::vector<named_check> all_checks(check_context& cx) {
   if (mutants.empty())
     add("mutants", "mutants exist in " + display_path(dir), [] { return verdict{false, {}}; });
   for (mutant& mu : mutants) {
+    const std::string name = "mutant:" + mu.name;
     const std::string description = mu.spec.is_object() ? mu.spec.value("description", "") : "";
-    add("mutant:" + mu.name, description,
-        [&cx, mu = std::move(mu)] { return check_mutant(cx, mu); });
+    add(name, description, [&cx, mu = std::move(mu)] { return check_mutant(cx, mu); });
   }
   for (const exercise& e : m.exercises)
     if (e.is_code())
@@ -460,8 +460,10 @@ dev_check_result dev_check(const course& c, const manifest& m, const dev_check_o
       v = {false, std::string("could not run: ") + e.what()};
     }
     (v.ok ? result.passed : result.failed)++;
-    fmt::print(out, "  {} {}  {}{}\n", v.ok ? "ok  " : "FAIL", ch.name, ch.description,
-               v.ok || v.why.empty() ? "" : "\n         " + v.why);
+    std::string why;
+    for (std::string_view line : split_lines(v.ok ? std::string() : v.why))
+      why += fmt::format("\n         {}", line);
+    fmt::print(out, "  {} {}  {}{}\n", v.ok ? "ok  " : "FAIL", ch.name, ch.description, why);
     out.flush();
   }
   fmt::print(out, "{} passed, {} failed\n", result.passed, result.failed);

@@ -657,7 +657,7 @@ TEST_CASE("load_answer_key reads the real lesson13 key", "[answers]") {
 }
 
 TEST_CASE("the lesson13 key agrees with its manifest and its answers files", "[answers]") {
-  const grader::course c{source_dir};
+  const grader::course c{source_dir, {}};
   const auto m = grader::load_manifest(c, "lesson13");
   const answer_key key = load_answer_key(c.solutions_dir("lesson13") / "answer_key.json");
 

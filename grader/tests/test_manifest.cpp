@@ -79,7 +79,7 @@ json valid_manifest(const std::string& lesson) {
 struct temp_course {
   temp_dir dir;
   course c;
-  temp_course() : c{dir.path} {
+  temp_course() : c{dir.path, dir.path / "build"} {
     fs::create_directories(dir.path / "lessons");
     fs::create_directories(dir.path / "grader");
     std::ofstream(dir.path / "CMakeLists.txt") << "# test course\n";
@@ -346,7 +346,7 @@ TEST_CASE("load_manifest: an unknown lesson is cannot_grade listing the known on
                     "no lesson 'lesson99' (known: lesson1, lesson2)");
   CHECK_THROWS_WITH(load_manifest(tc.c, "drafts"), "no lesson 'drafts' (known: lesson1, lesson2)");
 
-  const course real{source_dir};
+  const course real{source_dir, {}};
   CHECK_THROWS_WITH(load_manifest(real, "lesson99"), Contains("lesson13"));
 }
 

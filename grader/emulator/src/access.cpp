@@ -34,7 +34,7 @@ std::string who() {
          "," + std::to_string(b.z) + ")";
 }
 
-[[noreturn]] void invalid(const char* space, uintptr_t a, unsigned size, bool write, const void* pc,
+[[noreturn]] void invalid(const char* space, uintptr_t /*address*/, unsigned size, bool write, const void* pc,
                           const std::string& why) {
   // The linker may pick a kernel file's instrumented copy of inline library code
   // (std::string's, say) for the emulator too: stop tracking before formatting.

@@ -122,14 +122,14 @@ course find_course_root(const fs::path& hint, const fs::path& start) {
       throw cannot_grade(
           fmt::format("{} is not a course root (it needs lessons/, grader/ and CMakeLists.txt)",
                       hint.string()));
-    return course{fs::absolute(hint).lexically_normal()};
+    return course{fs::absolute(hint).lexically_normal(), {}};
   }
   for (fs::path p = fs::absolute(start); !p.empty(); p = p.parent_path()) {
-    if (is_root(p)) return course{p.lexically_normal()};
+    if (is_root(p)) return course{p.lexically_normal(), {}};
     if (p == p.parent_path()) break;
   }
 #ifdef COURSE_SOURCE_DIR
-  if (is_root(COURSE_SOURCE_DIR)) return course{fs::path(COURSE_SOURCE_DIR)};
+  if (is_root(COURSE_SOURCE_DIR)) return course{fs::path(COURSE_SOURCE_DIR), {}};
 #endif
   throw cannot_grade("cannot find the course: run inside its folder or pass --root");
 }

@@ -4,7 +4,10 @@
 # builds <lesson>_E_tests: lessons/<lesson>/tests/test_E.cpp linked with the
 # exercise's file and the lesson's references. One binary per exercise, so a
 # compile error in one exercise leaves the others gradable. The manifest is the
-# only list of exercises; nothing here names a lesson.
+# only list of exercises; nothing here names a lesson. CMake reads only each
+# exercise's id, kind and file (string(JSON)); docs/manifest.schema.json validates the
+# whole file (course.schemas.*), and <lesson>.manifest_as_grader checks that CMake's
+# reading equals the grader's (`grader dev manifest`).
 #   normal mode: exercise files come from solutions/<lesson>/ (ctest checks them);
 #   GRADING:     they come from ${CMAKE_BINARY_DIR}/submission/, where the grader
 #                writes one-line wrappers that #include the student's own files.
@@ -32,6 +35,7 @@ function(course_add_lesson lesson)
   else()
     target_link_libraries(${lesson}_references PUBLIC cuda_emu)
   endif()
+  set(exercise_lines "")      # "id kind file" per code exercise, as `grader dev manifest` prints
   set(cuda_code "")           # the code objects of the CUDA exercises
   set(cuda_solution_code "")  # GRADING with COURSE_CUDA: the same, from solutions/
 
@@ -44,6 +48,7 @@ function(course_add_lesson lesson)
     endif()
     string(JSON id GET "${manifest_json}" exercises ${i} id)
     string(JSON file GET "${manifest_json}" exercises ${i} file)
+    string(APPEND exercise_lines "${id} ${kind} ${file}\n")
     if(arg_GRADING)
       set(source "${CMAKE_BINARY_DIR}/submission/${file}")
     else()
@@ -112,7 +117,11 @@ function(course_add_lesson lesson)
     add_test(NAME ${lesson}.checks COMMAND ${lesson}_checks)
   endif()
 
+  file(WRITE "${CMAKE_BINARY_DIR}/manifests/${lesson}.exercises" "${exercise_lines}")
   if(NOT arg_GRADING AND COURSE_BUILD_TESTS AND TARGET grader)
+    add_test(NAME ${lesson}.manifest_as_grader
+             COMMAND sh -c "'$<TARGET_FILE:grader>' dev manifest ${lesson} --root '${PROJECT_SOURCE_DIR}' | \
+               diff - '${CMAKE_BINARY_DIR}/manifests/${lesson}.exercises'")
     add_test(NAME ${lesson}.exercises_in_sync COMMAND grader dev sync ${lesson} --check --root "${PROJECT_SOURCE_DIR}")
     add_test(NAME ${lesson}.dev_check COMMAND grader dev check ${lesson} --root "${PROJECT_SOURCE_DIR}")
     set_tests_properties(${lesson}.dev_check PROPERTIES TIMEOUT 1800)

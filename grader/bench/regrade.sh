@@ -3,13 +3,13 @@
 # lesson's tests + run), then the time from editing one blank to the verdict,
 # repeated. Prints the median, min and max. Works on a copy of the solution in a
 # temporary folder with its own build tree; touches nothing else.
-#   grader/bench/regrade.sh [lesson13] [repeats=15]
+#   grader/bench/regrade.sh [lesson13] [repeats=15]      (GRADER=path picks another build)
 # Record results in docs/benchmarks.md with the machine and the date.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 lesson="${1:-lesson13}"
 repeats="${2:-15}"
-grader="$root/build/bin/grader"
+grader="${GRADER:-$root/build/bin/grader}"
 [ -x "$grader" ] || { echo "build the grader first: cmake --preset default && cmake --build --preset default" >&2; exit 2; }
 
 work="$(mktemp -d)"

@@ -2,8 +2,6 @@
 // the calling OS thread; every CUDA thread is a fiber on that thread.
 #pragma once
 
-#include <boost/context/detail/fcontext.hpp>
-
 #include <chrono>
 #include <cstdint>
 #include <exception>
@@ -12,15 +10,14 @@
 #include <vector>
 
 #include "cuda_emu/emulator.hpp"
+#include "fiber.hpp"
 
 namespace cuda_emu::detail {
-
-namespace ctx = boost::context::detail;
 
 enum class thread_state : uint8_t { runnable, barrier, warp_wait, finished };
 
 struct thread {
-  ctx::fcontext_t fiber = nullptr;
+  fiber context;  // runs the kernel for this CUDA thread
   thread_state state = thread_state::runnable;
   uint32_t linear = 0, lane = 0, warp = 0;
   uint3 idx{};
@@ -97,7 +94,6 @@ struct machine {
   std::vector<thread> threads;
   std::vector<warp_state> warps;
   thread* current = nullptr;
-  ctx::fcontext_t scheduler = nullptr;
   void (*entry)(void*) = nullptr;
   void* args = nullptr;
   uint32_t epoch = 0;  // barrier phase within the block

@@ -1,6 +1,6 @@
-// Launches: blocks one after another, each CUDA thread a fiber (Boost.Context's
-// fcontext) run round-robin until it blocks at a barrier or a warp-synchronous
-// operation, or finishes. Deterministic: the same launch always runs the same way.
+// Launches: blocks one after another, each CUDA thread a fiber (fiber.hpp) run
+// round-robin until it blocks at a barrier or a warp-synchronous operation, or
+// finishes. Deterministic: the same launch always runs the same way.
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -85,8 +85,9 @@ void init_once() {
   std::thread(watchdog).detach();
 }
 
-void fiber_main(ctx::transfer_t t) {
-  emu.scheduler = t.fctx;
+// The entry of every CUDA thread's fiber: the kernel, for emu.current. When it
+// returns, the fiber goes back to the scheduler for good.
+void fiber_main() {
   try {
     emu.entry(emu.args);
   } catch (...) {
@@ -102,22 +103,20 @@ void fiber_main(ctx::transfer_t t) {
       } catch (...) {
       }
       const uint3 t = emu.current->idx;
-      emit(report_kind::exception, "Exception in device code by thread (" + std::to_string(t.x) + "," +
-                                       std::to_string(t.y) + "," + std::to_string(t.z) + "): " + what);
+      emit(report_kind::exception, "Exception in device code by thread (" + std::to_string(t.x) +
+                                       "," + std::to_string(t.y) + "," + std::to_string(t.z) +
+                                       "): " + what);
     }
   }
   emu.current->state = thread_state::finished;
-  ctx::jump_fcontext(emu.scheduler, nullptr);
-  __builtin_unreachable();
 }
 
 void resume(thread& th) {
   emu.current = &th;
   thread_idx = th.idx;
   emu.in_kernel = true;
-  const ctx::transfer_t t = ctx::jump_fcontext(th.fiber, nullptr);
+  th.context.resume();
   emu.in_kernel = false;
-  th.fiber = t.fctx;
 }
 
 std::string thread_text(const uint3& t) {
@@ -237,7 +236,7 @@ bool run_block(uint32_t n) {
     th.cursor = 0;
     th.global_reads = th.global_writes = th.shared_reads = th.shared_writes = 0;
     void* top = reinterpret_cast<char*>(emu.stacks_lo) + (t + 1) * emu.stack_slot;
-    th.fiber = ctx::make_fcontext(top, emu.stack_slot - 4096, fiber_main);
+    th.context.create(top, emu.stack_slot - 4096, fiber_main);
   }
   for (auto& w : emu.warps) {
     w.groups.clear();
@@ -317,8 +316,7 @@ bool run_block(uint32_t n) {
 void yield_thread(thread_state new_state) {
   thread* th = emu.current;
   th->state = new_state;
-  const ctx::transfer_t t = ctx::jump_fcontext(emu.scheduler, nullptr);
-  emu.scheduler = t.fctx;
+  fiber::yield();
 }
 
 [[noreturn]] void abort_thread(abort_reason why, const std::string& message) {
@@ -331,7 +329,7 @@ void yield_thread(thread_state new_state) {
          message);
   }
   emu.current->state = thread_state::finished;
-  ctx::jump_fcontext(emu.scheduler, nullptr);
+  fiber::yield();  // a finished thread is never resumed
   __builtin_unreachable();
 }
 

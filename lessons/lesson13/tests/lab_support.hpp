@@ -1,5 +1,6 @@
 // Shared helpers for the lesson 13 CUDA lab tests: run a kernel on the emulator
-// with poisoned outputs, and the double-precision matmul reference.
+// with poisoned outputs, and compare it with the double-precision matmul
+// reference (reference/matmul_reference.hpp).
 #pragma once
 
 #include <chrono>
@@ -9,6 +10,7 @@
 #include "course/testing.hpp"
 #include "course/device_buffer.hpp"
 #include "cuda_emu/emulator.hpp"
+#include "matmul_reference.hpp"
 
 namespace lesson13::labs {
 
@@ -18,18 +20,6 @@ inline void quiet_emulator() {
   cuda_emu::settings().print_reports = false;
   cuda_emu::settings().time_limit = std::chrono::seconds(4);
   cuda_emu::reset();
-}
-
-inline std::vector<double> matmul_reference(const std::vector<float>& A,
-                                            const std::vector<float>& B, int M, int N, int K) {
-  std::vector<double> C(static_cast<size_t>(M) * N, 0.0);
-  for (int i = 0; i < M; ++i)
-    for (int k = 0; k < K; ++k) {
-      const double a = A[static_cast<size_t>(i) * K + k];
-      for (int j = 0; j < N; ++j)
-        C[static_cast<size_t>(i) * N + j] += a * B[static_cast<size_t>(k) * N + j];
-    }
-  return C;
 }
 
 struct matmul_result {
@@ -50,7 +40,7 @@ inline matmul_result run_matmul(matmul_fn f, std::mt19937_64& rng, int M, int N,
   f(dA.ptr, dB.ptr, dC.ptr, M, N, K);
   matmul_result r;
   r.C = dC.download();
-  r.error = course::relative_error(r.C, matmul_reference(A, B, M, N, K));
+  r.error = course::relative_error(r.C, reference::matmul_reference(A, B, M, N, K));
   if (!cuda_emu::launches().empty()) r.launch = cuda_emu::last_launch();
   return r;
 }

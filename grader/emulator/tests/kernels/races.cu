@@ -1,0 +1,90 @@
+// Kernels for test_races.cpp: shared-memory accesses with and without the
+// barriers that order them, and a warp reduction ordered by __syncwarp only.
+// Plain CUDA.
+#include <cuda_runtime.h>
+
+#include "races.hpp"
+
+__global__ void adv_raw_kernel(float* out, bool barrier) {
+  __shared__ float adv_raw[64];
+  const int t = threadIdx.x;
+  adv_raw[t] = float(t);
+  if (barrier) __syncthreads();
+  out[t] = adv_raw[63 - t];  // warp 0 reads what warp 1 wrote and the other way round
+}
+void adv_raw_across_warps(float* out, bool barrier) {
+  adv_raw_kernel<<<1, 64>>>(out, barrier);
+}
+
+__global__ void adv_waw_kernel(float* out) {
+  __shared__ float adv_cell[32];
+  const int t = threadIdx.x;
+  if (t < 2) adv_cell[0] = float(t);  // threads 0 and 1 write the same word
+  __syncthreads();
+  out[t] = adv_cell[0];
+}
+void adv_waw(float* out) {
+  adv_waw_kernel<<<1, 32>>>(out);
+}
+
+__global__ void adv_own_word_kernel(float* out) {
+  __shared__ float adv_own[128];
+  const int t = threadIdx.x;
+  adv_own[t] = float(t);
+  adv_own[t] += 1.0f;
+  out[t] = adv_own[t];
+}
+void adv_own_word(float* out) {
+  adv_own_word_kernel<<<1, 128>>>(out);
+}
+
+__global__ void adv_broadcast_kernel(float* out) {
+  __shared__ float adv_one;
+  if (threadIdx.x == 0) adv_one = 42.0f;
+  __syncthreads();
+  out[threadIdx.x] = adv_one;
+}
+void adv_broadcast_after_barrier(float* out) {
+  adv_broadcast_kernel<<<1, 256>>>(out);
+}
+
+// A warp-synchronous tree reduction in shared memory, synchronised with
+// __syncwarp between the read and the write of every step (the Volta-safe form).
+__global__ void adv_warp_reduce_syncwarp_kernel(const float* in, float* out) {
+  __shared__ float adv_wsum[64];
+  const int t = threadIdx.x;
+  adv_wsum[t] = in[t];
+  adv_wsum[t + 32] = in[t + 32];
+  __syncwarp();
+  for (int off = 32; off > 0; off /= 2) {
+    float v = 0.0f;
+    if (t < off) v = adv_wsum[t] + adv_wsum[t + off];
+    __syncwarp();
+    if (t < off) adv_wsum[t] = v;
+    __syncwarp();
+  }
+  if (t == 0) out[0] = adv_wsum[0];
+}
+void adv_warp_reduce_syncwarp(const float* in, float* out) {
+  adv_warp_reduce_syncwarp_kernel<<<1, 32>>>(in, out);
+}
+
+// The same reduction with __syncthreads: the control.
+__global__ void adv_warp_reduce_syncthreads_kernel(const float* in, float* out) {
+  __shared__ float adv_bsum[64];
+  const int t = threadIdx.x;
+  adv_bsum[t] = in[t];
+  adv_bsum[t + 32] = in[t + 32];
+  __syncthreads();
+  for (int off = 32; off > 0; off /= 2) {
+    float v = 0.0f;
+    if (t < off) v = adv_bsum[t] + adv_bsum[t + off];
+    __syncthreads();
+    if (t < off) adv_bsum[t] = v;
+    __syncthreads();
+  }
+  if (t == 0) out[0] = adv_bsum[0];
+}
+void adv_warp_reduce_syncthreads(const float* in, float* out) {
+  adv_warp_reduce_syncthreads_kernel<<<1, 32>>>(in, out);
+}

@@ -1,0 +1,10 @@
+// Host entry points of races.cu (shared-memory accesses for the race check).
+//   build/bin/emulator_tests -# "[#test_races]"
+#pragma once
+
+void adv_raw_across_warps(float* out, bool barrier);  // 64 threads
+void adv_waw(float* out);                             // two threads write one word
+void adv_own_word(float* out);                        // write, then read back, own word
+void adv_broadcast_after_barrier(float* out);         // 256 readers of one word
+void adv_warp_reduce_syncwarp(const float* in, float* out);
+void adv_warp_reduce_syncthreads(const float* in, float* out);

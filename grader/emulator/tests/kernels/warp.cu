@@ -1,0 +1,70 @@
+// Kernels for test_warp.cpp: shuffles within 8- and 16-lane segments, disjoint
+// masks, and votes in a block whose last warp has 8 lanes. Plain CUDA.
+#include <cuda_runtime.h>
+
+#include "warp.hpp"
+
+namespace {
+constexpr unsigned kFull = 0xffffffffu;
+}
+
+// Sums within 16-lane segments; a 48-thread block has a half warp.
+__global__ void adv_segment_sums_kernel(const int* in, int* out) {
+  int v = in[threadIdx.x];
+  for (int m = 8; m > 0; m /= 2) v += __shfl_xor_sync(kFull, v, m, 16);
+  out[threadIdx.x] = v;
+}
+void adv_segment_sums(const int* in, int* out, int threads) {
+  adv_segment_sums_kernel<<<1, threads>>>(in, out);
+}
+
+// CUDA: with width < 32, __shfl_xor_sync may read from an earlier segment.
+__global__ void adv_xor_earlier_segment_kernel(int* out) {
+  out[threadIdx.x] = __shfl_xor_sync(kFull, int(threadIdx.x), 16, 16);
+}
+void adv_xor_earlier_segment(int* out) {
+  adv_xor_earlier_segment_kernel<<<1, 32>>>(out);
+}
+
+__global__ void adv_shfl_width8_kernel(int* out) {
+  const int t = threadIdx.x;
+  out[t] = __shfl_sync(kFull, t, 3, 8);            // lane 3 of my 8-lane segment
+  out[32 + t] = __shfl_up_sync(kFull, t, 2, 8);    // stays in the segment
+  out[64 + t] = __shfl_down_sync(kFull, t, 5, 8);  // stays in the segment
+  out[96 + t] = __shfl_sync(kFull, t, -1, 8);      // lane 7 of the segment
+}
+void adv_shfl_width8(int* out) {
+  adv_shfl_width8_kernel<<<1, 32>>>(out);
+}
+
+// Two disjoint groups of lanes shuffle at the same time (legal since Volta).
+__global__ void adv_parity_masks_kernel(int* out) {
+  const int lane = threadIdx.x;
+  int v = lane * 10;
+  if (lane % 2 == 0)
+    v = __shfl_sync(0x55555555u, v, 0);
+  else
+    v = __shfl_sync(0xaaaaaaaau, v, 1);
+  out[lane] = v;
+}
+void adv_parity_masks(int* out) {
+  adv_parity_masks_kernel<<<1, 32>>>(out);
+}
+
+// A 40-thread block: warp 1 has 8 lanes.
+__global__ void adv_vote_partial_kernel(unsigned* out) {
+  const int t = threadIdx.x, w = t / 32;
+  const unsigned bits = __ballot_sync(kFull, t % 2 == 1);
+  const int any = __any_sync(kFull, t == 37);
+  const int all = __all_sync(kFull, t < 40);
+  const int all_but = __all_sync(kFull, t != 35);
+  if (t % 32 == 0) {
+    out[w * 4 + 0] = bits;
+    out[w * 4 + 1] = any;
+    out[w * 4 + 2] = all;
+    out[w * 4 + 3] = all_but;
+  }
+}
+void adv_vote_partial(unsigned* out) {
+  adv_vote_partial_kernel<<<1, 40>>>(out);
+}

@@ -23,7 +23,10 @@ if [ "${2:-}" = "--fix" ]; then
   echo "formatted ${#files[@]} files"
   exit 0
 fi
-if clang-format --dry-run --Werror "${files[@]}" 2>&1 | grep -E '^[^ ].*: (error|warning):' | cut -d: -f1 | sort -u | sed 's/^/not formatted: /' | grep .; then
+report="$(clang-format --dry-run --Werror "${files[@]}" 2>&1)"
+bad="$(grep -E '^[^ ].*: (error|warning):' <<<"$report" | cut -d: -f1 | sort -u)"
+if [ -n "$bad" ]; then
+  sed 's/^/not formatted: /' <<<"$bad"
   echo "fix with: cmake/check_format.sh . --fix"
   exit 1
 fi

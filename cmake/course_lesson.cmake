@@ -26,7 +26,7 @@ function(course_add_lesson lesson)
   file(GLOB reference_cuda CONFIGURE_DEPENDS "${lesson_dir}/reference/*.cu")
   add_library(${lesson}_references OBJECT ${reference_cpp})
   target_include_directories(${lesson}_references PUBLIC "${lesson_dir}/include" "${lesson_dir}/reference")
-  target_link_libraries(${lesson}_references PUBLIC course_testing)
+  target_link_libraries(${lesson}_references PUBLIC course_testing course_device_buffer)
   course_cuda_sources(${lesson}_references ${reference_cuda})
   if(COURSE_CUDA)
     # The emulator's test API, GPU edition: tests tagged [emulator] are not run.

@@ -53,7 +53,8 @@ std::map<std::string, double> load_overrides(const std::string& file, const mani
     for (const unit& u : m.units)
       for (const item& it : u.items) known |= it.id == id;
     if (!known) throw cannot_grade(file + ": \"" + id + "\" is not an item of " + m.lesson);
-    if (!value.is_number()) throw cannot_grade(file + ": the points for \"" + id + "\" must be a number");
+    if (!value.is_number())
+      throw cannot_grade(file + ": the points for \"" + id + "\" must be a number");
     double max_points = 0;
     for (const unit& u : m.units)
       for (const item& it : u.items)
@@ -216,7 +217,8 @@ int main(int argc, char** argv) {
     return fail_to_grade(std::string(e.what()) + " (grader --help lists the options)");
   }
   o.explicit_seed = app.get_option("--seed")->count() > 0;
-  const lang l = o.lang_name.empty() ? lang_from_env() : (o.lang_name == "zh" ? lang::zh : lang::en);
+  const lang l =
+      o.lang_name.empty() ? lang_from_env() : (o.lang_name == "zh" ? lang::zh : lang::en);
   try {
     const course c = find_course(o.root, fs::current_path());  // trees under our build dir
     if (*o.list) {

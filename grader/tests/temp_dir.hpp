@@ -14,7 +14,8 @@ struct temp_dir {
   explicit temp_dir(const std::string& tag = "grader-test") {
     static unsigned counter = 0;
     std::random_device rd;
-    path = std::filesystem::temp_directory_path() / fmt::format("{}-{}-{}-{:08x}", tag, ::getpid(), counter++, rd());
+    path = std::filesystem::temp_directory_path() /
+           fmt::format("{}-{}-{}-{:08x}", tag, ::getpid(), counter++, rd());
     std::filesystem::create_directories(path);
   }
   ~temp_dir() {

@@ -585,8 +585,7 @@ TEST_CASE("grade_answers: veto_if_outside fires for a number outside its range",
 // first_number takes the first digits anywhere, even inside a word: "H100: 3.35 TB/s" (the
 // question itself names the H100) reads as 100, loses the points and raises the
 // hbm-smem-bandwidth veto on a right answer.
-TEST_CASE("grade_answers: a number inside a word such as H100 is not the answer",
-          "[answers]") {
+TEST_CASE("grade_answers: a number inside a word such as H100 is not the answer", "[answers]") {
   const auto g = grade_one(outside_part, outside_doc("H100: 3.35 TB/s"));
   CHECK(g.points == Approx(0.2));
   CHECK(g.vetoes.empty());

@@ -13,8 +13,7 @@ namespace fs = std::filesystem;
 using Catch::Matchers::Contains;
 using grader::student_diagnostics;
 
-TEST_CASE("student_diagnostics keeps the student's lines and their source excerpts",
-          "[build]") {
+TEST_CASE("student_diagnostics keeps the student's lines and their source excerpts", "[build]") {
   const fs::path cwd = fs::current_path();
   const fs::path student = cwd / "grader-diag-test" / "online_softmax.cpp";
   const fs::path header = cwd / "grader-diag-test" / "helper.hpp";
@@ -23,8 +22,10 @@ TEST_CASE("student_diagnostics keeps the student's lines and their source excerp
       "[1/3] Building CXX object "
       "lessons/lesson13/CMakeFiles/lesson13_tests.dir/submission/online_softmax.cpp.o\n"
       "FAILED: lessons/lesson13/CMakeFiles/lesson13_tests.dir/submission/online_softmax.cpp.o\n"
-      "/usr/bin/c++ -O3 -std=c++20 -c /home/student/course/build/grade/lesson13/submission/online_softmax.cpp\n"
-      "In file included from /home/student/course/build/grade/lesson13/submission/online_softmax.cpp:2:\n" +
+      "/usr/bin/c++ -O3 -std=c++20 -c "
+      "/home/student/course/build/grade/lesson13/submission/online_softmax.cpp\n"
+      "In file included from "
+      "/home/student/course/build/grade/lesson13/submission/online_softmax.cpp:2:\n" +
       s + ": In function 'void course::attention(int)':\n" + s +
       ":42:27: error: 'm_nw' was not declared in this scope; did you mean 'm_new'?\n"
       "   42 |     const float scale = std::exp(m_old - m_nw);\n"
@@ -82,8 +83,7 @@ TEST_CASE("student_diagnostics falls back to error and undefined-reference lines
 
 // gcc's excerpt of a line holding ": " (a range-for, a label, a ternary) is taken for a
 // message line of another file and dropped.
-TEST_CASE("student_diagnostics keeps an excerpt line that contains \": \"",
-          "[build]") {
+TEST_CASE("student_diagnostics keeps an excerpt line that contains \": \"", "[build]") {
   const fs::path student = fs::current_path() / "grader-diag-test" / "online_softmax.cpp";
   const std::string output = student.string() +
                              ":10:17: error: 'row' was not declared in this scope\n" +
@@ -94,4 +94,3 @@ TEST_CASE("student_diagnostics keeps an excerpt line that contains \": \"",
         "   10 |   for (float v: row) total += v;\n"
         "      |                 ^~~\n");
 }
-

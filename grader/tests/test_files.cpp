@@ -8,8 +8,7 @@
 
 namespace fs = std::filesystem;
 
-TEST_CASE("display_path is relative inside the current directory, absolute outside",
-          "[files]") {
+TEST_CASE("display_path is relative inside the current directory, absolute outside", "[files]") {
   const fs::path cwd = fs::current_path();
   CHECK(grader::display_path(cwd / "exercises" / "lesson13" / "answers.md") ==
         "exercises/lesson13/answers.md");

@@ -25,7 +25,8 @@ TEST_CASE("a C++ region becomes its PROMPT lines at the marker's indentation", "
 }
 
 TEST_CASE("a region without PROMPT lines disappears", "[regions]") {
-  CHECK(make_student_file("a\n// BEGIN SOLUTION\nb\n// END SOLUTION\nc\n", "cpp", "f.cpp") == "a\nc\n");
+  CHECK(make_student_file("a\n// BEGIN SOLUTION\nb\n// END SOLUTION\nc\n", "cpp", "f.cpp") ==
+        "a\nc\n");
 }
 
 TEST_CASE("unbalanced markers name the file and line", "[regions]") {
@@ -35,7 +36,8 @@ TEST_CASE("unbalanced markers name the file and line", "[regions]") {
                     "f.cpp:1: END SOLUTION without BEGIN SOLUTION");
   CHECK_THROWS_WITH(make_student_file("// BEGIN SOLUTION\n// BEGIN SOLUTION\n", "cpp", "f.cpp"),
                     "f.cpp:2: BEGIN SOLUTION inside the region opened at line 1");
-  CHECK_THROWS_WITH(make_student_file("// PROMPT x\n", "cpp", "f.cpp"), "f.cpp:1: PROMPT outside a SOLUTION region");
+  CHECK_THROWS_WITH(make_student_file("// PROMPT x\n", "cpp", "f.cpp"),
+                    "f.cpp:1: PROMPT outside a SOLUTION region");
 }
 
 TEST_CASE("marker words inside other comments are left alone", "[regions]") {

@@ -77,8 +77,7 @@ std::vector<tag_run> run_tags(const fs::path& bin, const std::vector<std::string
                               unsigned seed, std::chrono::milliseconds timeout, unsigned parallel,
                               const std::map<std::string, int>& counts = {}) {
   std::vector<grader::test_job> jobs;
-  for (const auto& t : tags)
-    jobs.push_back({"ex", bin, t, counts.count(t) ? counts.at(t) : 0});
+  for (const auto& t : tags) jobs.push_back({"ex", bin, t, counts.count(t) ? counts.at(t) : 0});
   grader::process_runner runner(bin.parent_path() / "runs");
   grader::run_limits limits;
   limits.timeout = timeout;
@@ -90,8 +89,7 @@ std::vector<tag_run> run_tags(const fs::path& bin, const std::vector<std::string
 // ==== parse_records
 // ===================================================================================
 
-TEST_CASE("parse_records reads the reporter's lines and skips what the student printed",
-          "[run]") {
+TEST_CASE("parse_records reads the reporter's lines and skips what the student printed", "[run]") {
   const std::string output = "student printf: x = 3\n" + passing_line + "\n" +
                              "{oops, not JSON\n"
                              "{\"debug\": 1}\n"  // JSON, but not a record
@@ -128,8 +126,7 @@ TEST_CASE("parse_records reads the reporter's lines and skips what the student p
   CHECK(r.failures[1].line == 50);
 }
 
-TEST_CASE("parse_records: missing fields take defaults; a record without passed failed",
-          "[run]") {
+TEST_CASE("parse_records: missing fields take defaults; a record without passed failed", "[run]") {
   const auto records = parse_records("{\"test\":\"bare\"}\n{\"test\":\"f\",\"failures\":[{}]}");
   REQUIRE(records.size() == 2);
   CHECK(records[0].name == "bare");
@@ -145,8 +142,7 @@ TEST_CASE("parse_records: missing fields take defaults; a record without passed 
 
 // Student output without a final newline shares a line with the next record, which is
 // then skipped: a veto detector's failing record can vanish, and the veto with it.
-TEST_CASE("parse_records finds a record that follows student output on the same line",
-          "[run]") {
+TEST_CASE("parse_records finds a record that follows student output on the same line", "[run]") {
   const auto records = parse_records(passing_line + "\n" + "debug: m = 3.5" + failing_line + "\n");
   REQUIRE(records.size() == 2);
   CHECK(records[1].name == "l_new rescales the old sum");
@@ -162,8 +158,7 @@ TEST_CASE("parse_records does not throw on a wrongly typed record", "[run]") {
   CHECK_NOTHROW(parse_records("{\"test\": \"t\", \"failures\": [1]}\n"));
 }
 
-TEST_CASE("tag_run::passed: every test ran and passed, and the process ended cleanly",
-          "[run]") {
+TEST_CASE("tag_run::passed: every test ran and passed, and the process ended cleanly", "[run]") {
   CHECK(run_with({record("a", true), record("b", true)}, 0).passed());
   CHECK_FALSE(run_with({}, 0).passed());  // no test ran
   CHECK_FALSE(run_with({record("a", true), record("b", false)}, 0).passed());
@@ -207,8 +202,8 @@ TEST_CASE("run_tag runs the binary for one tag with the course-json reporter", "
 TEST_CASE("run_tag ignores records the student's code prints", "[run]") {
   temp_dir dir;
   // A forged passing record on stdout, then the real, failing one in the --out file.
-  const fs::path bin =
-      fake_binary(dir.path, "printf '%s\\n' '" + passing_line + "'\nrecord '" + failing_line + "'\n");
+  const fs::path bin = fake_binary(
+      dir.path, "printf '%s\\n' '" + passing_line + "'\nrecord '" + failing_line + "'\n");
   const tag_run t = run_tag(bin, "[code.update]", 1, 10s);
   REQUIRE(t.records.size() == 1);
   CHECK(t.records[0].name == "l_new rescales the old sum");
@@ -238,7 +233,8 @@ TEST_CASE("run_tags runs every tag, keeps their order, and reports each process"
       CHECK(runs[i].tag == tags[i]);
       REQUIRE(runs[i].records.size() == 1);
       CHECK(runs[i].records[0].name == tags[i]);
-      CHECK(runs[i].passed() == (tags[i] != "[broken]" && tags[i] != "[e]"));  // [e] expects 2 tests
+      CHECK(runs[i].passed() ==
+            (tags[i] != "[broken]" && tags[i] != "[e]"));  // [e] expects 2 tests
     }
     CHECK(runs[1].process.exit_code == 3);
   }
@@ -275,7 +271,8 @@ TEST_CASE("cached runs come back only for the same binary and every tag asked", 
   CHECK(back.at("[code.update]").passed());
   CHECK(back.at("[code.update]").records.at(0).name == "m_new is the running max");
 
-  CHECK(grader::load_cached_runs(cache, fp + "x", {"[code.update]"}, &seed).empty());  // binary changed
+  CHECK(grader::load_cached_runs(cache, fp + "x", {"[code.update]"}, &seed)
+            .empty());  // binary changed
   CHECK(grader::load_cached_runs(cache, fp, {"[code.update]", "[code.normalize]"}, &seed).empty());
   CHECK(grader::load_cached_runs(dir.path / "missing.json", fp, {"[code.update]"}, &seed).empty());
 }

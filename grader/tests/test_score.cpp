@@ -104,8 +104,9 @@ TEST_CASE("score_unit: passing runs and right answers earn every point and PASS"
   CHECK(u.passed);
 }
 
-TEST_CASE("score_code_item: a failed assertion gives the advice, the test and its INFO, not the seed",
-          "[score]") {
+TEST_CASE(
+    "score_code_item: a failed assertion gives the advice, the test and its INFO, not the seed",
+    "[score]") {
   const auto m = tiny_manifest();
   auto in = all_right();
   in.runs[0] = run_of("code", "[code.a]",

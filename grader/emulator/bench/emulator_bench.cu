@@ -90,15 +90,17 @@ int main() {
     cuda_emu::reset();
     matmul_tiled<<<dim3(n / T, n / T), dim3(T, T)>>>(dA, dB, dC, n);
   });
-  std::printf("tiled matmul %dx%d (%d threads, counters and race checks on): median %.3f s of 7\n", n, n, n * n, mm);
+  std::printf("tiled matmul %dx%d (%d threads, counters and race checks on): median %.3f s of 7\n",
+              n, n, n * n, mm);
 
   const int threads = 256, iterations = 20000;
   const double bar = median_seconds(7, [&] {
     cuda_emu::reset();
     barriers_only<<<1, threads>>>(iterations);
   });
-  std::printf("__syncthreads: median %.1f ns per thread per barrier (%d threads x %d barriers, 7 runs)\n",
-              bar * 1e9 / (double(threads) * iterations), threads, iterations);
+  std::printf(
+      "__syncthreads: median %.1f ns per thread per barrier (%d threads x %d barriers, 7 runs)\n",
+      bar * 1e9 / (double(threads) * iterations), threads, iterations);
 #endif  // on a GPU the program only provides the validated kernel for ncu to count
   return 0;
 }

@@ -34,8 +34,8 @@ std::string who() {
          "," + std::to_string(b.z) + ")";
 }
 
-[[noreturn]] void invalid(const char* space, uintptr_t /*address*/, unsigned size, bool write, const void* pc,
-                          const std::string& why) {
+[[noreturn]] void invalid(const char* space, uintptr_t /*address*/, unsigned size, bool write,
+                          const void* pc, const std::string& why) {
   // The linker may pick a kernel file's instrumented copy of inline library code
   // (std::string's, say) for the emulator too: stop tracking before formatting.
   emu.in_kernel = false;
@@ -75,7 +75,9 @@ void add_to_group(thread* th, const void* pc, access_kind kind, uintptr_t a, uns
   auto& groups = emu.warps[th->warp].groups;
   const uint32_t bit = 1u << th->lane, n = static_cast<uint32_t>(groups.size());
   uint32_t i = th->cursor;
-  auto matches = [&](uint32_t k) { return groups[k].pc == pc && groups[k].kind == kind && !(groups[k].lanes & bit); };
+  auto matches = [&](uint32_t k) {
+    return groups[k].pc == pc && groups[k].kind == kind && !(groups[k].lanes & bit);
+  };
   if (th->exact || !(i == n || matches(i))) {
     th->exact = true;
     for (i = 0; i < n && !matches(i); ++i) {
@@ -124,7 +126,8 @@ void race_check(uintptr_t a, unsigned size, bool write, const void* pc, const th
   const uint64_t bytes = std::min(size, 4u);
   for (size_t w = w0; w <= w1 && w < emu.shadow.size(); ++w) {
     shadow_word& s = emu.shadow[w];
-    const bool written = s.write_epoch == emu.epoch && s.writer != tid && !ordered(s.writer, s.write_warp_epoch, th);
+    const bool written =
+        s.write_epoch == emu.epoch && s.writer != tid && !ordered(s.writer, s.write_warp_epoch, th);
     if (write) {
       if (written) note_race(s.write_pc, 1, pc, 1, bytes);
       if (s.read_epoch == emu.epoch && (s.reader != tid || s.many_readers) &&
@@ -349,7 +352,8 @@ CUDA_EMU_HOOK(__tsan_volatile_write8, 8, true)
 // A wide access (a struct copy) is checked and counted in full, 16 bytes at a time.
 static void range_access(void* a, unsigned long size, bool write, const void* pc) {
   for (unsigned long off = 0; off < size; off += 16)
-    on_access(static_cast<char*>(a) + off, static_cast<unsigned>(std::min(size - off, 16ul)), write, pc);
+    on_access(static_cast<char*>(a) + off, static_cast<unsigned>(std::min(size - off, 16ul)), write,
+              pc);
 }
 
 extern "C" {
@@ -358,8 +362,12 @@ void __tsan_func_entry(void*) {}
 void __tsan_func_exit() {}
 void __tsan_vptr_update(void**, void*) {}
 void __tsan_vptr_read(void**) {}
-void __tsan_read_range(void* a, unsigned long size) { range_access(a, size, false, __builtin_return_address(0)); }
-void __tsan_write_range(void* a, unsigned long size) { range_access(a, size, true, __builtin_return_address(0)); }
+void __tsan_read_range(void* a, unsigned long size) {
+  range_access(a, size, false, __builtin_return_address(0));
+}
+void __tsan_write_range(void* a, unsigned long size) {
+  range_access(a, size, true, __builtin_return_address(0));
+}
 void __tsan_atomic_thread_fence(int) {
   __atomic_thread_fence(__ATOMIC_SEQ_CST);
 }

@@ -35,16 +35,19 @@ std::vector<bool> code_mask(std::string_view s) {
       const size_t end = s.find("*/", i + 2);
       const size_t stop = end == std::string_view::npos ? s.size() : end + 2;
       while (i < stop) code[i++] = false;
-    } else if (s[i] == '"' && i > 0 && s[i - 1] == 'R' && (i < 2 || !ident_char(s[i - 2]) || s[i - 2] == '8' ||
-                                                          s[i - 2] == 'u' || s[i - 2] == 'U' || s[i - 2] == 'L')) {
+    } else if (s[i] == '"' && i > 0 && s[i - 1] == 'R' &&
+               (i < 2 || !ident_char(s[i - 2]) || s[i - 2] == '8' || s[i - 2] == 'u' ||
+                s[i - 2] == 'U' || s[i - 2] == 'L')) {
       // A raw string R"delim( ... )delim": quotes inside it end nothing.
       const size_t open = s.find('(', i);
       const std::string close = ")" + std::string(s.substr(i + 1, open - i - 1)) + "\"";
-      const size_t end = open == std::string_view::npos ? std::string_view::npos : s.find(close, open);
+      const size_t end =
+          open == std::string_view::npos ? std::string_view::npos : s.find(close, open);
       const size_t stop = end == std::string_view::npos ? s.size() : end + close.size();
       while (i < stop) code[i++] = false;
-    } else if (s[i] == '\'' && i > 0 && std::isxdigit(static_cast<unsigned char>(s[i - 1])) && i + 1 < s.size() &&
-               std::isxdigit(static_cast<unsigned char>(s[i + 1])) && starts_number(s, i)) {
+    } else if (s[i] == '\'' && i > 0 && std::isxdigit(static_cast<unsigned char>(s[i - 1])) &&
+               i + 1 < s.size() && std::isxdigit(static_cast<unsigned char>(s[i + 1])) &&
+               starts_number(s, i)) {
       ++i;  // a digit separator, as in 1'000: not a character literal
     } else if (s[i] == '"' || s[i] == '\'') {
       const char q = s[i];

@@ -40,7 +40,9 @@ TEST_CASE("strided read: 32 sectors per request and ncu's excessive-sector figur
   CHECK(r.counters.global_load_sectors == 262144);
   CHECK(r.counters.global_store_sectors == 32768);
   CHECK(r.counters.global_excessive_sectors() == 229376);
-  CHECK_THAT(r.ncu_metrics(), Catch::Contains("a total of 229376 excessive sectors (78% of the total 294912 sectors)"));
+  CHECK_THAT(
+      r.ncu_metrics(),
+      Catch::Contains("a total of 229376 excessive sectors (78% of the total 294912 sectors)"));
 }
 
 TEST_CASE("bank conflict: 32 wavefronts, 31 conflicts on load and on store", "[probes]") {
@@ -70,7 +72,8 @@ TEST_CASE("race: the counters, and racecheck's report with 1024 hazards", "[prob
   CHECK_THAT(r.races[0].first, Catch::StartsWith("Write access at probe_race"));
   CHECK_THAT(r.races[0].second, Catch::StartsWith("Read access at probe_race"));
   CHECK_THAT(r.races[0].first, Catch::Contains("probes.cu:"));
-  CHECK_THAT(r.sanitizer_text(), Catch::Contains("Race reported between Write access at probe_race"));
+  CHECK_THAT(r.sanitizer_text(),
+             Catch::Contains("Race reported between Write access at probe_race"));
   CHECK_THAT(r.sanitizer_text(), Catch::Contains("[1024 hazards]"));
 }
 

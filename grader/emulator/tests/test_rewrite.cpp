@@ -14,8 +14,10 @@ TEST_CASE("a launch becomes a launch_kernel call", "[rewrite]") {
 }
 
 TEST_CASE("templates, namespaces and nested brackets in the configuration", "[rewrite]") {
-  CHECK(rewrite_launches("ns::k<float, 4><<<dim3(n / 4, (m + 1) / 2), dim3(16, 16)>>>(a[i], f(b));") ==
-        "::cuda_emu::launch_kernel(::cuda_emu::launch_config{dim3(n / 4, (m + 1) / 2), dim3(16, 16)}, "
+  CHECK(rewrite_launches(
+            "ns::k<float, 4><<<dim3(n / 4, (m + 1) / 2), dim3(16, 16)>>>(a[i], f(b));") ==
+        "::cuda_emu::launch_kernel(::cuda_emu::launch_config{dim3(n / 4, (m + 1) / 2), dim3(16, "
+        "16)}, "
         "\"ns::k<float, 4>\", ns::k<float, 4>, a[i], f(b));");
 }
 
@@ -26,7 +28,8 @@ TEST_CASE("line breaks are kept, so compiler messages keep their lines", "[rewri
 }
 
 TEST_CASE("comments and strings are left alone", "[rewrite]") {
-  const std::string text = "// k<<<1, 1>>>(x);\n/* k<<<2, 2>>>(y); */\nconst char* s = \"k<<<3, 3>>>(z)\";\n";
+  const std::string text =
+      "// k<<<1, 1>>>(x);\n/* k<<<2, 2>>>(y); */\nconst char* s = \"k<<<3, 3>>>(z)\";\n";
   CHECK(rewrite_launches(text) == text);
   CHECK(rewrite_launches("a << b; c >> d;") == "a << b; c >> d;");
 }

@@ -49,7 +49,8 @@ TEST_CASE("__shfl_xor_sync gives every lane the warp's total", "[semantics]") {
   for (int v : out.download()) CHECK(v == 528);
 }
 
-TEST_CASE("__shfl_sync broadcasts one lane; __shfl_up_sync keeps lane 0's own value", "[semantics]") {
+TEST_CASE("__shfl_sync broadcasts one lane; __shfl_up_sync keeps lane 0's own value",
+          "[semantics]") {
   quiet q;
   std::vector<float> host(32);
   for (int i = 0; i < 32; ++i) host[i] = 100.0f + i;
@@ -125,8 +126,10 @@ TEST_CASE("a divergent barrier is reported, not a hang", "[semantics][faults]") 
   CHECK(r.error == cudaErrorLaunchFailure);
   REQUIRE(r.reports.size() == 1);
   CHECK(r.reports[0].kind == cuda_emu::report_kind::synccheck);
-  CHECK_THAT(r.reports[0].text, Catch::StartsWith("Barrier error detected. Divergent thread(s) in block"));
-  CHECK_THAT(r.reports[0].text, Catch::Contains("16 thread(s) exited while 16 wait at __syncthreads()"));
+  CHECK_THAT(r.reports[0].text,
+             Catch::StartsWith("Barrier error detected. Divergent thread(s) in block"));
+  CHECK_THAT(r.reports[0].text,
+             Catch::Contains("16 thread(s) exited while 16 wait at __syncthreads()"));
 }
 
 TEST_CASE("an endless loop is stopped at the time limit and the process stays usable",
@@ -136,7 +139,8 @@ TEST_CASE("an endless loop is stopped at the time limit and the process stays us
   device_buffer<int> flag(std::vector<int>{0}), out(1);
   const auto start = std::chrono::steady_clock::now();
   run_spin_forever(flag.ptr, out.ptr);
-  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   cuda_emu::settings().time_limit = std::chrono::seconds(10);
   const auto& r = cuda_emu::last_launch();
   CHECK(r.error == cudaErrorLaunchTimeout);
@@ -159,14 +163,16 @@ TEST_CASE("use after cudaFree and host pointers are memcheck errors", "[semantic
   device_buffer<float> out(32);
   run_copy_each(freed, out.ptr, 32);
   REQUIRE(cuda_emu::last_launch().reports.size() == 1);
-  CHECK_THAT(cuda_emu::last_launch().reports[0].text, Catch::StartsWith("Invalid __global__ read of size 4 bytes"));
+  CHECK_THAT(cuda_emu::last_launch().reports[0].text,
+             Catch::StartsWith("Invalid __global__ read of size 4 bytes"));
   CHECK_THAT(cuda_emu::last_launch().reports[0].text, Catch::Contains("already freed by cudaFree"));
 
   cuda_emu::reset();
   std::vector<float> host(32, 1.0f);
   run_copy_each(host.data(), out.ptr, 32);
   REQUIRE(cuda_emu::last_launch().reports.size() == 1);
-  CHECK_THAT(cuda_emu::last_launch().reports[0].text, Catch::Contains("a host pointer passed to a kernel?"));
+  CHECK_THAT(cuda_emu::last_launch().reports[0].text,
+             Catch::Contains("a host pointer passed to a kernel?"));
   CHECK(cuda_emu::last_launch().error == cudaErrorIllegalAddress);
 }
 
@@ -182,7 +188,8 @@ TEST_CASE("peak and current device bytes are recorded", "[semantics]") {
   CHECK(cuda_emu::peak_device_bytes() == before + 6000);
 }
 
-TEST_CASE("bad launch configurations and bad copies are errors, not crashes", "[semantics][faults]") {
+TEST_CASE("bad launch configurations and bad copies are errors, not crashes",
+          "[semantics][faults]") {
   quiet q;
   device_buffer<float> in(8), out(8);
   run_copy_each(in.ptr, out.ptr, 2048);  // more than 1024 threads per block
@@ -190,9 +197,12 @@ TEST_CASE("bad launch configurations and bad copies are errors, not crashes", "[
   CHECK(cudaGetLastError() == cudaErrorInvalidConfiguration);
   CHECK(cudaGetLastError() == cudaSuccess);  // not sticky
   std::vector<float> host(16);
-  CHECK(cudaMemcpy(host.data(), out.ptr, 16 * sizeof(float), cudaMemcpyDeviceToHost) == cudaErrorInvalidValue);
-  CHECK(cudaMemcpy(out.ptr, host.data(), 8 * sizeof(float), cudaMemcpyDeviceToHost) == cudaErrorInvalidValue);
-  CHECK(std::string(cudaGetErrorString(cudaErrorIllegalAddress)) == "an illegal memory access was encountered");
+  CHECK(cudaMemcpy(host.data(), out.ptr, 16 * sizeof(float), cudaMemcpyDeviceToHost) ==
+        cudaErrorInvalidValue);
+  CHECK(cudaMemcpy(out.ptr, host.data(), 8 * sizeof(float), cudaMemcpyDeviceToHost) ==
+        cudaErrorInvalidValue);
+  CHECK(std::string(cudaGetErrorString(cudaErrorIllegalAddress)) ==
+        "an illegal memory access was encountered");
 }
 
 TEST_CASE("a __shared__ array inside a template kernel draws a warning", "[semantics]") {

@@ -224,14 +224,14 @@ verdict check_blanks(check_context& cx) {
         const unit_report* ur = find_unit(r, u.id);
         for (const auto& res : ur ? ur->items : std::vector<item_result>{})
           for (const auto& b : blanks)
-            signalled |= res.id == it.id && res.feedback.find("`" + b.name + "`") != std::string::npos;
+            signalled |=
+                res.id == it.id && res.feedback.find("`" + b.name + "`") != std::string::npos;
       }
     if (!listed) why += e.file + "'s blanks are not listed. ";
     if (!signalled) why += e.file + ": no item reports an unfilled blank. ";
   }
   return {why.empty(), why};
 }
-
 
 // A compile error in one exercise marks only that exercise's items, the report
 // names that file alone, and every unit scores as it does graded alone (--unit).
@@ -293,8 +293,7 @@ mutant load_mutant(check_context& cx, const fs::path& dir) {
     }
     for (const auto& e : mu.spec.value("edits", nlohmann::json::array())) {
       const std::string file = e.at("file"), find = e.at("find"), replace = e.at("replace");
-      if (!text.count(file))
-        throw input_error(fmt::format("edits unknown file {}", file));
+      if (!text.count(file)) throw input_error(fmt::format("edits unknown file {}", file));
       std::string& t = text[file];
       const size_t at = t.find(find);
       if (at == std::string::npos || t.find(find, at + 1) != std::string::npos)
@@ -345,8 +344,8 @@ verdict check_mutant(check_context& cx, const mutant& mu) {
     if (other.id == unit_id) continue;
     const unit_report* sol = find_unit(cx.solved(), other.id);
     if (!sol || !same_unit(other, *sol))
-      why += fmt::format("unit {} changed: {} (the solutions: {})\n", other.id,
-                         verdict_text(other), sol ? verdict_text(*sol) : "missing");
+      why += fmt::format("unit {} changed: {} (the solutions: {})\n", other.id, verdict_text(other),
+                         sol ? verdict_text(*sol) : "missing");
   }
   if (!why.empty())
     why += fmt::format("reproduce: grader {} --submission {}", cx.m().lesson,
@@ -376,7 +375,8 @@ std::vector<named_check> all_checks(check_context& cx) {
   for (const unit& u : m.units)
     add("solutions:" + u.id, fmt::format("solutions score full marks in {}", u.id),
         [&cx, &u] { return check_solutions(cx, u); });
-  add("tags", "every code item has tests in its exercise's binary; every test tag is in the manifest",
+  add("tags",
+      "every code item has tests in its exercise's binary; every test tag is in the manifest",
       [&] { return check_tags(cx); });
 
   // Mutants, ordered by the files they change, so consecutive ones rebuild little.

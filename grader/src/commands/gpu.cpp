@@ -104,9 +104,9 @@ gpu_section grade_gpu(const course& c, const manifest& m, const grade_request& r
   grading_tree tree(c, m, dir,
                     {"-DCOURSE_CUDA=ON", "-DCMAKE_CUDA_ARCHITECTURES=" + g.arch,
                      "-DCMAKE_CUDA_COMPILER=" + nvcc});
-  const build_result built = tree.build(
-      files, std::max<std::chrono::seconds>(req.build_timeout, std::chrono::minutes(10)),
-      {bench, bench_solution});
+  const build_result built =
+      tree.build(files, std::max<std::chrono::seconds>(req.build_timeout, std::chrono::minutes(10)),
+                 {bench, bench_solution});
 
   // The same correctness tests, on the GPU.
   std::vector<test_job> jobs;

@@ -44,7 +44,8 @@ text get_text(const json& j, const char* name, const fs::path& file, const std::
   const json& v = field(j, name, file, where);
   auto is_text = [&](const char* l) { return v.contains(l) && v[l].is_string(); };
   if (!v.is_object() || !is_text("zh") || !is_text("en") || v.size() != 2)
-    bad(file, fmt::format("{}.{} must have \"zh\" and \"en\" strings and nothing else", where, name));
+    bad(file,
+        fmt::format("{}.{} must have \"zh\" and \"en\" strings and nothing else", where, name));
   return text{v.at("zh").get<std::string>(), v.at("en").get<std::string>()};
 }
 
@@ -155,9 +156,10 @@ manifest load_manifest(const course& c, const std::string& lesson) {
   only_keys(j, {"schema", "lesson", "title", "notes", "exercises", "units"}, file, "manifest");
   if (!j.contains("schema") || !j["schema"].is_number_integer() ||
       j["schema"].get<int>() != manifest_schema_version)
-    bad(file, fmt::format("manifest schema {} is not the {} this grader reads (docs/manifest.schema.json)",
-                          j.contains("schema") ? j["schema"].dump() : "(missing)",
-                          manifest_schema_version));
+    bad(file,
+        fmt::format(
+            "manifest schema {} is not the {} this grader reads (docs/manifest.schema.json)",
+            j.contains("schema") ? j["schema"].dump() : "(missing)", manifest_schema_version));
   manifest m;
   m.lesson = get_string(j, "lesson", file, "manifest");
   if (m.lesson != lesson)

@@ -146,11 +146,11 @@ build_result grading_tree::build(const std::map<std::string, fs::path>& files,
     }
     run_options o = opts;
     o.timeout = left;
-    return run_process(ninja ? std::vector<std::string>{"ninja", "-C", dir_.string(), "-k", "0",
-                                                        target}
-                             : std::vector<std::string>{"cmake", "--build", dir_.string(),
-                                                        "--target", target, "--", "-k"},
-                       o);
+    return run_process(
+        ninja ? std::vector<std::string>{"ninja", "-C", dir_.string(), "-k", "0", target}
+              : std::vector<std::string>{"cmake", "--build", dir_.string(), "--target", target,
+                                         "--", "-k"},
+        o);
   };
 
   build_result out;

@@ -64,8 +64,8 @@ std::vector<test_record> parse_records(const std::string& output) {
         if (!fj.is_object()) continue;
         test_failure tf;
         tf.file = text_or(fj, ff::file);
-        tf.line = fj.contains(ff::line) && fj[ff::line].is_number_integer() ? fj[ff::line].get<int>()
-                                                                             : 0;
+        tf.line =
+            fj.contains(ff::line) && fj[ff::line].is_number_integer() ? fj[ff::line].get<int>() : 0;
         tf.kind = text_or(fj, ff::kind);
         tf.expression = text_or(fj, ff::expression);
         tf.expanded = text_or(fj, ff::expanded);

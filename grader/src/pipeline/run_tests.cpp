@@ -37,8 +37,8 @@ test_runs run_tests(runner& r, const resolved& what, const build_result& built,
     unsigned cached_seed = 0;
     auto cached = s.fresh ? std::map<std::string, tag_run>{}
                           : load_cached_runs(s.cache_dir / (f.ex->id + ".cache.json"),
-                                             binary_fingerprint(b.tests_binary), tags,
-                                             &cached_seed, s.cache_seed);
+                                             binary_fingerprint(b.tests_binary), tags, &cached_seed,
+                                             s.cache_seed);
     if (!cached.empty()) {
       for (auto& [tag, run] : cached) {
         run.exercise = f.ex->id;
@@ -57,8 +57,8 @@ test_runs run_tests(runner& r, const resolved& what, const build_result& built,
   for (const tag_run& run : fresh) by_exercise[run.exercise].push_back(run);
   for (const auto& [id, list] : by_exercise) {
     const std::filesystem::path cache = s.cache_dir / (id + ".cache.json");
-    const bool timed_out = std::any_of(list.begin(), list.end(),
-                                       [](const tag_run& t) { return t.process.timed_out; });
+    const bool timed_out =
+        std::any_of(list.begin(), list.end(), [](const tag_run& t) { return t.process.timed_out; });
     std::error_code ec;
     if (timed_out)
       std::filesystem::remove(cache, ec);

@@ -148,8 +148,8 @@ item_result score_code_item(const item& it, const exercise& e, const score_input
     r.feedback = it.pass_feedback.in(l);
     return r;
   }
-  r.status = run->process.timed_out || run->process.term_signal ? item_status::error
-                                                                : item_status::fail;
+  r.status =
+      run->process.timed_out || run->process.term_signal ? item_status::error : item_status::fail;
   // An unfilled blank is the whole story: the item's own advice would mislead.
   if (const std::string blank = run->blank(); !blank.empty()) {
     r.feedback = trf(l, "先填好空 `{}`（见上方的空列表）",
@@ -174,7 +174,8 @@ unit_report score_unit(const manifest& m, const unit& u, const score_inputs& in,
     } else {
       const auto a = in.answers.find(e.id);
       ur.items.push_back(score_answers_item(
-          it, a == in.answers.end() ? answers_result{{}, "no answers graded"} : a->second, ur, u, l));
+          it, a == in.answers.end() ? answers_result{{}, "no answers graded"} : a->second, ur, u,
+          l));
     }
   }
   for (const veto& v : u.vetoes) {
@@ -222,10 +223,9 @@ report score_report(const manifest& m, const resolved& what, const build_result&
   if (!runs.reused.empty()) {
     std::string list;
     for (const auto& r : runs.reused) list += (list.empty() ? "" : ", ") + r;
-    rep.messages.push_back(
-        trf(l, "未改动，沿用上次的测试结果：{}（--fresh 重新运行）",
-            "Unchanged, so the last grade's test results are reused: {} (--fresh re-runs them)",
-            list));
+    rep.messages.push_back(trf(
+        l, "未改动，沿用上次的测试结果：{}（--fresh 重新运行）",
+        "Unchanged, so the last grade's test results are reused: {} (--fresh re-runs them)", list));
   }
   in.runs = std::move(runs.runs);
   in.answers = std::move(answers);

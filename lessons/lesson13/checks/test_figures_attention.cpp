@@ -20,7 +20,7 @@
 #include <utility>
 #include <vector>
 
-#include "figures.hpp"
+#include "course/figures.hpp"
 
 namespace {
 

@@ -8,7 +8,7 @@
 //       build/grader/testing/libcourse_testing.a -o /tmp/figures_hw && /tmp/figures_hw
 #include <catch2/catch.hpp>
 
-#include "figures.hpp"
+#include "course/figures.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -26,13 +26,14 @@ constexpr double mib = 1024.0 * 1024.0;
 constexpr double gib = 1024.0 * 1024.0 * 1024.0;
 
 constexpr double a100_sms = 108;
-constexpr double a100_clock_hz = 1.41e9;             // boost clock
+constexpr double a100_clock_hz = 1.41e9;              // boost clock
 constexpr double a100_tensor_flop_per_clk_sm = 2048;  // dense FP16/BF16: 1,024 FMA per clock per SM
 constexpr double a100_bf16_flops = 312e12;            // dense
 constexpr double a100_fp32_flops = 19.5e12;
 constexpr double a100_l1_smem_kib_per_sm = 192;
-constexpr double a100_fp32_lanes_per_sm = 64;           // "CUDA cores" per SM
-constexpr double a100_l2_read_bytes_per_clk = 5120;     // whitepaper: 2.3x V100's 2,048 B/clk at 1.53 GHz
+constexpr double a100_fp32_lanes_per_sm = 64;  // "CUDA cores" per SM
+constexpr double a100_l2_read_bytes_per_clk =
+    5120;  // whitepaper: 2.3x V100's 2,048 B/clk at 1.53 GHz
 constexpr double a100_40gb_bw = 1.555e12;
 constexpr double a100_80gb_bw = 2.039e12;
 
@@ -92,11 +93,17 @@ double bank_conflict_ways(long row_words, long col) {
 }
 
 // Average SM utilisation of `tiles` equal tiles on `sms` SMs, one tile per SM at a time.
-double waves(double tiles, double sms) { return std::ceil(tiles / sms); }
-double wave_utilisation_pct(double tiles, double sms) { return 100 * tiles / (waves(tiles, sms) * sms); }
+double waves(double tiles, double sms) {
+  return std::ceil(tiles / sms);
+}
+double wave_utilisation_pct(double tiles, double sms) {
+  return 100 * tiles / (waves(tiles, sms) * sms);
+}
 
 // Spacing between adjacent BF16 values (8 significant bits) in [2^e, 2^(e+1)).
-double bf16_spacing(double x) { return std::pow(2.0, std::floor(std::log2(x)) - 7); }
+double bf16_spacing(double x) {
+  return std::pow(2.0, std::floor(std::log2(x)) - 7);
+}
 
 }  // namespace
 
@@ -106,14 +113,18 @@ TEST_CASE("hardware figures in lesson 13's notes are computed right", "[figures]
   std::map<std::string, figure> computed;
 
   // ---- Chapter 1: hierarchy, memory wall, roofline ----
-  computed["hw.a100_peak_bf16_tflops"] = {a100_sms * a100_tensor_flop_per_clk_sm * a100_clock_hz / 1e12, 0.001};
-  computed["hw.h100_implied_clock_ghz"] = {h100_bf16_flops / (h100_sms * h100_tensor_flop_per_clk_sm) / 1e9, 0.005};
+  computed["hw.a100_peak_bf16_tflops"] = {
+      a100_sms * a100_tensor_flop_per_clk_sm * a100_clock_hz / 1e12, 0.001};
+  computed["hw.h100_implied_clock_ghz"] = {
+      h100_bf16_flops / (h100_sms * h100_tensor_flop_per_clk_sm) / 1e9, 0.005};
   const double h100_fp32_clock_hz = h100_fp32_flops / (h100_sms * h100_fp32_fma_per_clk_sm * 2);
   computed["hw.h100_fp32_implied_clock_ghz"] = {h100_fp32_clock_hz / 1e9, 0.005};
-  computed["hw.a100_fp32_tflops_from_lanes"] = {a100_sms * a100_fp32_lanes_per_sm * 2 * a100_clock_hz / 1e12, 0.005};
+  computed["hw.a100_fp32_tflops_from_lanes"] = {
+      a100_sms * a100_fp32_lanes_per_sm * 2 * a100_clock_hz / 1e12, 0.005};
   computed["hw.regs_per_thread_full_occ"] = {regs_per_sm / max_threads_per_sm, exact};
   computed["hw.warps_at_128_regs"] = {regs_per_sm / (128 * 32), exact};
-  computed["hw.occupancy_128_regs_pct"] = {100 * regs_per_sm / (128 * 32) / max_warps_per_sm, exact};
+  computed["hw.occupancy_128_regs_pct"] = {100 * regs_per_sm / (128 * 32) / max_warps_per_sm,
+                                           exact};
   computed["hw.h200_smi_gib"] = {h200_smi_mib * mib / gib, 0.001};
   computed["hw.h200_smi_gb"] = {h200_smi_mib * mib / 1e9, 0.001};
   computed["hw.h100_reg_operand_tbs"] = {h100_fp32_flops / 2 * 3 * 4 / 1e12, 0.005};
@@ -125,7 +136,8 @@ TEST_CASE("hardware figures in lesson 13's notes are computed right", "[figures]
   computed["hw.a100_sram_total_kib"] = {a100_sms * a100_l1_smem_kib_per_sm, exact};
   computed["hw.a100_sram_total_mib"] = {a100_sms * a100_l1_smem_kib_per_sm * kib / mib, exact};
   computed["hw.h100_smem_bw_tbs"] = {h100_smem_bw / 1e12, 0.005};
-  computed["hw.h100_smem_bw_max_clock_tbs"] = {h100_sms * smem_bytes_per_clk_sm * h100_fp32_clock_hz / 1e12, 0.005};
+  computed["hw.h100_smem_bw_max_clock_tbs"] = {
+      h100_sms * smem_bytes_per_clk_sm * h100_fp32_clock_hz / 1e12, 0.005};
   computed["hw.a100_l2_bw_tbs"] = {a100_l2_read_bytes_per_clk * a100_clock_hz / 1e12, 0.005};
   computed["hw.h100_smem_total_mib"] = {h100_sms * h100_smem_kib_per_sm * kib / mib, 0.005};
   computed["hw.a100_smem_hbm_ratio"] = {a100_smem_bw / a100_80gb_bw, 0.01};
@@ -165,7 +177,8 @@ TEST_CASE("hardware figures in lesson 13's notes are computed right", "[figures]
   computed["hw.strided_bytes_moved"] = {sectors_touched(0, 32) * 32, exact};
   computed["hw.strided_efficiency_pct"] = {100 * 32 * 4 / (sectors_touched(0, 32) * 32), exact};
   computed["hw.strided_traffic_ratio"] = {sectors_touched(0, 32) / sectors_touched(0, 1), exact};
-  computed["hw.strided_efficiency_bf16_pct"] = {100 * 2.0 / 32, exact};  // 2 useful bytes per 32-byte sector
+  computed["hw.strided_efficiency_bf16_pct"] = {100 * 2.0 / 32,
+                                                exact};  // 2 useful bytes per 32-byte sector
   computed["hw.col_stride_bytes"] = {4096 * 4, exact};
   computed["hw.h200_stride32_slowdown"] = {h200_stride1_gbs / h200_stride32_gbs, 0.01};
   computed["hw.boehm_coalesce_speedup"] = {boehm_coalesced / boehm_naive, 0.01};
@@ -188,7 +201,8 @@ TEST_CASE("hardware figures in lesson 13's notes are computed right", "[figures]
   computed["hw.lds_per_fma_1x1"] = {loads_per_fma(1, 1), exact};
   computed["hw.lds_per_fma_8x8"] = {loads_per_fma(8, 8), exact};
   computed["hw.lds_reduction_8x8"] = {loads_per_fma(1, 1) / loads_per_fma(8, 8), exact};
-  computed["hw.smem_cap_1x1_pct"] = {100 * smem_words_per_clk_sm / (loads_per_fma(1, 1) * h100_fp32_fma_per_clk_sm), exact};
+  computed["hw.smem_cap_1x1_pct"] = {
+      100 * smem_words_per_clk_sm / (loads_per_fma(1, 1) * h100_fp32_fma_per_clk_sm), exact};
   computed["hw.lds_words_per_clk_8x8"] = {loads_per_fma(8, 8) * h100_fp32_fma_per_clk_sm, exact};
   computed["hw.boehm_1d_speedup"] = {boehm_1d_tiling / boehm_smem, 0.005};
   // Divergence: `threadIdx.x % 2` splits every warp into two halves run one after the other.
@@ -198,7 +212,8 @@ TEST_CASE("hardware figures in lesson 13's notes are computed right", "[figures]
   computed["hw.wave2_busy_pct"] = {100 * (120 - a100_sms) / a100_sms, 0.005};
   computed["hw.wave_util_120_pct"] = {wave_utilisation_pct(120, a100_sms), 0.005};
   computed["hw.wave_util_98_pct"] = {wave_utilisation_pct(98, a100_sms), 0.005};
-  computed["hw.wave_tile_throughput_ratio"] = {(120 / waves(120, a100_sms)) / (98 / waves(98, a100_sms)), 0.01};
+  computed["hw.wave_tile_throughput_ratio"] = {
+      (120 / waves(120, a100_sms)) / (98 / waves(98, a100_sms)), 0.01};
   computed["hw.h100_wave_util_120_pct"] = {wave_utilisation_pct(120, h100_sms), 0.005};
   computed["hw.h100_wave_util_133_pct"] = {wave_utilisation_pct(133, h100_sms), 0.005};
   // Padding nanoGPT's vocabulary.
@@ -224,7 +239,8 @@ TEST_CASE("hardware figures in lesson 13's notes are computed right", "[figures]
   computed["hw.fusion_naive_transfers"] = {naive_reads + naive_writes, exact};
   computed["hw.fusion_fused_transfers"] = {1 + 1, exact};
   computed["hw.fusion_ratio"] = {(naive_reads + naive_writes) / 2, exact};
-  computed["hw.fusion_naive_ms"] = {(naive_reads + naive_writes) * tensor_bytes / h100_bw * 1e3, 0.005};
+  computed["hw.fusion_naive_ms"] = {(naive_reads + naive_writes) * tensor_bytes / h100_bw * 1e3,
+                                    0.005};
   computed["hw.fusion_fused_ms"] = {2 * tensor_bytes / h100_bw * 1e3, 0.01};
   // Recomputation: backward = 2 forwards; full recomputation adds one forward.
   computed["hw.ckpt_overhead_pct"] = {100 * (1.0 + 2.0 + 1.0 - 3.0) / 3.0, 0.02};

@@ -24,7 +24,7 @@
 #include <utility>
 #include <vector>
 
-#include "figures.hpp"
+#include "course/figures.hpp"
 
 namespace {
 
@@ -106,7 +106,8 @@ struct global_counts {
 // the columns of C (lab 1's launch); otherwise x runs down the rows (reference/matmul_naive.cu).
 global_counts matmul_one_per_thread(bool coalesced, long M, long N, long K) {
   global_counts g;
-  const long gx = coalesced ? (N + 31) / 32 : (M + 31) / 32, gy = coalesced ? (M + 31) / 32 : (N + 31) / 32;
+  const long gx = coalesced ? (N + 31) / 32 : (M + 31) / 32,
+             gy = coalesced ? (M + 31) / 32 : (N + 31) / 32;
   for (long bx = 0; bx < gx; ++bx)
     for (long by = 0; by < gy; ++by)
       for (long w = 0; w < 32; ++w) {
@@ -187,7 +188,8 @@ coarse_counts matmul_coarsened_model(bool strided, long n) {
         for (long i = 0; i < F; ++i)
           for (long j = 0; j < F; ++j) {
             request out;
-            for (auto t : lanes) out.push_back((by * BT + row_of(t, i)) * n + bx * BT + col_of(t, j));
+            for (auto t : lanes)
+              out.push_back((by * BT + row_of(t, i)) * n + bx * BT + col_of(t, j));
             c.global.store(out);
           }
       }
@@ -312,8 +314,8 @@ TEST_CASE("lab figures in the lesson 13 notes match their computation", "[figure
       request a, b, st;
       for (long lane = 0; lane < kWarp; ++lane) {
         const thread_id t = lane_thread(w, lane, T);
-        a.push_back(t.ty * T + k);   // As[ty][k]
-        b.push_back(k * T + t.tx);   // Bs[k][tx]
+        a.push_back(t.ty * T + k);      // As[ty][k]
+        b.push_back(k * T + t.tx);      // Bs[k][tx]
         st.push_back(t.ty * T + t.tx);  // As[ty][tx] = ...
       }
       t16_a_words = std::max(t16_a_words, distinct_words(a));
@@ -334,7 +336,8 @@ TEST_CASE("lab figures in the lesson 13 notes match their computation", "[figure
 
   const coarse_counts strided = matmul_coarsened_model(true, n1);
   const coarse_counts blocked = matmul_coarsened_model(false, n1);
-  const double coarse_load_bytes = double(n1 / 64) * (n1 / 64) * (n1 / 16) * (64 * 16 + 16 * 64) * kFloat;
+  const double coarse_load_bytes =
+      double(n1 / 64) * (n1 / 64) * (n1 / 16) * (64 * 16 + 16 * 64) * kFloat;
   // Docs/emulator.md's 256 x 256 tiled matmul on an H200: 4 LDS.128 + 16 scalar loads per
   // warp per tile step with nvcc, against the 32 scalar loads of the source.
   const double warps256 = 256.0 * 256 / kWarp, steps256 = 256.0 / T;
@@ -351,7 +354,8 @@ TEST_CASE("lab figures in the lesson 13 notes match their computation", "[figure
   const double m_floats = Br * d;                          // the "M ~ 16 d" of the bound
   const double per_warp_reads = q_floats + 2 * n * n * d;  // every warp reads all of K and V
   const flash_counts flash = flash_model(static_cast<long>(n), static_cast<long>(d), true);
-  const flash_counts flash_unpadded = flash_model(static_cast<long>(n), static_cast<long>(d), false);
+  const flash_counts flash_unpadded =
+      flash_model(static_cast<long>(n), static_cast<long>(d), false);
   // Lane c reading column k of K_tile, rows padded (P = d + 1) or not (P = d), for every d.
   long k_padded_worst = 0, k_unpadded_worst = kWarp;
   for (long dd : {32L, 64L, 128L})
@@ -421,7 +425,8 @@ TEST_CASE("lab figures in the lesson 13 notes match their computation", "[figure
       {"labs.warp_bytes", exact(kWarp * kFloat)},
       {"labs.warps_128", exact(n1 * n1 / kWarp)},
       {"labs.misaligned_row_offset", exact(70 * kFloat)},
-      {"labs.naive_a_useful_pct", exact(100.0 * kWarp * kFloat / (sectors(naive_a) * kSectorBytes))},
+      {"labs.naive_a_useful_pct",
+       exact(100.0 * kWarp * kFloat / (sectors(naive_a) * kSectorBytes))},
       // Lab 2: tiling
       {"labs.tiled_load_ratio", exact(naive_load_bytes / tiled_load_bytes)},
       {"labs.tiled_load_ratio_needed", exact(0.9 * T)},
@@ -458,9 +463,11 @@ TEST_CASE("lab figures in the lesson 13 notes match their computation", "[figure
       {"labs.strided_read_wavefronts", exact(std::max(strided.a_read_worst, strided.b_read_worst))},
       {"labs.blocked_a_wavefronts", exact(blocked.a_read_worst)},
       {"labs.blocked_b_wavefronts", exact(blocked.b_read_worst)},
-      {"labs.blocked_store_span_bytes", exact(blocked.global.store_per_request() / 2 * kSectorBytes)},
-      {"labs.blocked_a_row_gap_words", exact(4 * 16)},  // rows 4 ty + i and 4 (ty + 1) + i of As[64][16]
-      {"labs.bs_row_words", exact(64)},                 // Bs[16][64]: one row of the 64-wide block tile
+      {"labs.blocked_store_span_bytes",
+       exact(blocked.global.store_per_request() / 2 * kSectorBytes)},
+      {"labs.blocked_a_row_gap_words",
+       exact(4 * 16)},                   // rows 4 ty + i and 4 (ty + 1) + i of As[64][16]
+      {"labs.bs_row_words", exact(64)},  // Bs[16][64]: one row of the 64-wide block tile
       {"labs.coarse_bs_store_wavefronts", exact(strided.bs_store_worst)},
       {"labs.coarse_store_conflicts_128", exact(strided.store_conflicts)},
       {"labs.ncu_tiled_lds_256", exact((4 + 16) * steps256 * warps256)},
@@ -487,7 +494,8 @@ TEST_CASE("lab figures in the lesson 13 notes match their computation", "[figure
       {"labs.flash_idle_50", exact(Br - active_50)},
       {"labs.flash_partial_50", exact(50 - Bc)},
       {"labs.flash_idle_lanes_7", exact(kWarp - 7)},
-      {"labs.flash_partial_77", exact(77 - 4 * Br)},  // 77 - 64: both the query block and the key tile
+      {"labs.flash_partial_77",
+       exact(77 - 4 * Br)},  // 77 - 64: both the query block and the key tile
       {"labs.flash_exited_50", exact((Br - active_50) * kWarp)},
       {"labs.flash_waiting_50", exact(active_50 * kWarp)},
       // Lab 3: global reads
@@ -513,7 +521,8 @@ TEST_CASE("lab figures in the lesson 13 notes match their computation", "[figure
       // flash.correct 3 + flash.no_nxn 3 + flash.global_reads 2: all but flash.edges
       {"labs.nomax_points", exact(3 + 3 + 2)},
       {"labs.flash_load_requests_256", exact(flash.global.load_requests)},
-      {"labs.flash_spr", exact(std::max(flash.global.load_per_request(), flash.global.store_per_request()))},
+      {"labs.flash_spr",
+       exact(std::max(flash.global.load_per_request(), flash.global.store_per_request()))},
       {"labs.flash_excessive_256", exact(flash.global.excessive())},
       {"labs.flash_old_q_spr", exact(sectors(old_q))},
       // Section 5.5: registers at d = 128
@@ -537,10 +546,14 @@ TEST_CASE("lab figures in the lesson 13 notes match their computation", "[figure
       {"labs.ladder_tiled_over_coal", rounded(ms_coalesced / ms_tiled, 1)},
       {"labs.ladder_coarse_over_tiled", rounded(ms_tiled / ms_coarsened, 1)},
       {"labs.ladder_cublas_over_coarse", rounded(ms_coarsened / ms_cublas, 1)},
-      // Sector bytes the coalesced kernel's loads touch per FLOP (the lab 1 model), at its measured rate.
+      // Sector bytes the coalesced kernel's loads touch per FLOP (the lab 1 model), at its measured
+      // rate.
       {"labs.ladder_coal_sector_tbs",
-       rounded(double(coal.load_sectors) * kSectorBytes / (2.0 * n1 * n1 * n1) * tflops(mm_flop, ms_coalesced), 1)},
-      {"labs.ladder_cublas_peak_pct", rounded(100 * tflops(mm_flop, ms_cublas) / 67, 0)},  // chapter 1: 67 TFLOPS
+       rounded(double(coal.load_sectors) * kSectorBytes / (2.0 * n1 * n1 * n1) *
+                   tflops(mm_flop, ms_coalesced),
+               1)},
+      {"labs.ladder_cublas_peak_pct",
+       rounded(100 * tflops(mm_flop, ms_cublas) / 67, 0)},  // chapter 1: 67 TFLOPS
       // Section 5.6: attention
       {"labs.ladder_s_1k_mib", exact(s_bytes(ns[0]) / MiB)},
       {"labs.ladder_s_4k_mib", exact(s_bytes(ns[1]) / MiB)},
@@ -557,7 +570,8 @@ TEST_CASE("lab figures in the lesson 13 notes match their computation", "[figure
       {"labs.ladder_x_64k_d128", rounded(naive_d128[3] / flash_d128[3], 1)},
       {"labs.ladder_s_passes_d64", exact(s_passes_d64)},
       {"labs.ladder_s_traffic_gib_16k", exact(s_passes_d64 * s_bytes(ns[2]) / GiB)},
-      {"labs.ladder_s_hbm_ms_16k", rounded(s_passes_d64 * s_bytes(ns[2]) / h200_hbm_bytes_per_s * 1e3, 1)},
+      {"labs.ladder_s_hbm_ms_16k",
+       rounded(s_passes_d64 * s_bytes(ns[2]) / h200_hbm_bytes_per_s * 1e3, 1)},
       {"labs.ladder_naive_tflops_16k_d64", rounded(tflops(attn_flop(ns[2], 64), naive_d64[2]), 1)},
       {"labs.ladder_flash_tflops_16k_d64", rounded(tflops(attn_flop(ns[2], 64), flash_d64[2]), 1)},
       {"labs.ladder_naive_growth_64k_d64", rounded(naive_d64[3] / naive_d64[2], 1)},

@@ -39,7 +39,8 @@ __global__ void pv_kernel(const float* P, const float* V, float* O, int n, int d
 
 }  // namespace
 
-void attention_naive(const float* Q, const float* K, const float* V, float* S, float* O, int n, int d) {
+void attention_naive(const float* Q, const float* K, const float* V, float* S, float* O, int n,
+                     int d) {
   scores_kernel<<<dim3((n + 31) / 32, (n + 7) / 8), dim3(32, 8)>>>(Q, K, S, n, d);
   softmax_rows_kernel<<<n, 32>>>(S, n);
   pv_kernel<<<dim3((d + 31) / 32, (n + 7) / 8), dim3(32, 8)>>>(S, V, O, n, d);

@@ -32,13 +32,15 @@ int main(int argc, char** argv) {
                       {"oob", probe::out_of_bounds}};
   for (const auto& pr : probes) {
     const bool oob = pr.p == probe::out_of_bounds;
-    if (oob ? std::strcmp(which, "oob") != 0 : std::strcmp(which, "all") != 0 && std::strcmp(which, pr.name) != 0)
+    if (oob ? std::strcmp(which, "oob") != 0
+            : std::strcmp(which, "all") != 0 && std::strcmp(which, pr.name) != 0)
       continue;
     run_probe(pr.p, oob ? small : out, in, n);
     const cudaError_t e = cudaDeviceSynchronize();
     std::printf("probe %s: %s\n", pr.name, cudaGetErrorString(e));
 #ifdef CUDA_EMU
-    std::printf("%s%s", cuda_emu::last_launch().ncu_metrics().c_str(), cuda_emu::last_launch().sanitizer_text().c_str());
+    std::printf("%s%s", cuda_emu::last_launch().ncu_metrics().c_str(),
+                cuda_emu::last_launch().sanitizer_text().c_str());
 #endif
   }
   return 0;

@@ -39,10 +39,20 @@ __global__ void probe_out_of_bounds(float* o, int n) {
 
 void run_probe(probe which, float* d_out, const float* d_in, int n) {
   switch (which) {
-    case probe::copy: probe_copy<<<1024, 256>>>(d_out, d_in); break;
-    case probe::strided: probe_strided<<<1024, 256>>>(d_out, d_in); break;
-    case probe::bank_conflict: probe_bank_conflict<<<1, 32>>>(d_out); break;
-    case probe::race: probe_race<<<1, 256>>>(d_out); break;
-    case probe::out_of_bounds: probe_out_of_bounds<<<1, 32>>>(d_out, n); break;
+    case probe::copy:
+      probe_copy<<<1024, 256>>>(d_out, d_in);
+      break;
+    case probe::strided:
+      probe_strided<<<1024, 256>>>(d_out, d_in);
+      break;
+    case probe::bank_conflict:
+      probe_bank_conflict<<<1, 32>>>(d_out);
+      break;
+    case probe::race:
+      probe_race<<<1, 256>>>(d_out);
+      break;
+    case probe::out_of_bounds:
+      probe_out_of_bounds<<<1, 32>>>(d_out, n);
+      break;
   }
 }

@@ -25,14 +25,18 @@ __global__ void warp_broadcast(const float* in, float* out, int src) {
   out[threadIdx.x] = __shfl_sync(kFull, in[threadIdx.x], src);
 }
 
-__global__ void warp_shift_up(int* out) { out[threadIdx.x] = __shfl_up_sync(kFull, int(threadIdx.x) * 10, 1); }
+__global__ void warp_shift_up(int* out) {
+  out[threadIdx.x] = __shfl_up_sync(kFull, int(threadIdx.x) * 10, 1);
+}
 
 __global__ void warp_ballot(unsigned* out) {
   const unsigned bits = __ballot_sync(kFull, threadIdx.x % 3 == 0);
   if (threadIdx.x == 0) out[0] = bits;
 }
 
-__global__ void count_with_atomics(int* counter) { atomicAdd(counter, 1); }
+__global__ void count_with_atomics(int* counter) {
+  atomicAdd(counter, 1);
+}
 
 __global__ void block_sum(const float* in, float* out, int n) {
   __shared__ float buf[256];
@@ -69,26 +73,48 @@ __global__ void spin_forever(const volatile int* flag, int* out) {
   out[0] = spins;
 }
 
-__global__ void copy_each(const float* in, float* out) { out[threadIdx.x] = in[threadIdx.x]; }
+__global__ void copy_each(const float* in, float* out) {
+  out[threadIdx.x] = in[threadIdx.x];
+}
 
 __global__ void index_2d(int* out, int width) {
   const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
   out[y * width + x] = y * 1000 + x;
 }
 
-void run_warp_sum_down(const float* in, float* out, int warps) { warp_sum_down<<<warps, 32>>>(in, out); }
-void run_warp_xor_allreduce(const int* in, int* out) { warp_xor_allreduce<<<1, 32>>>(in, out); }
-void run_warp_broadcast(const float* in, float* out, int src) { warp_broadcast<<<1, 32>>>(in, out, src); }
-void run_warp_shift_up(int* out) { warp_shift_up<<<1, 32>>>(out); }
-void run_warp_ballot(unsigned* out) { warp_ballot<<<1, 32>>>(out); }
+void run_warp_sum_down(const float* in, float* out, int warps) {
+  warp_sum_down<<<warps, 32>>>(in, out);
+}
+void run_warp_xor_allreduce(const int* in, int* out) {
+  warp_xor_allreduce<<<1, 32>>>(in, out);
+}
+void run_warp_broadcast(const float* in, float* out, int src) {
+  warp_broadcast<<<1, 32>>>(in, out, src);
+}
+void run_warp_shift_up(int* out) {
+  warp_shift_up<<<1, 32>>>(out);
+}
+void run_warp_ballot(unsigned* out) {
+  warp_ballot<<<1, 32>>>(out);
+}
 void run_count_with_atomics(int* counter, int blocks, int threads) {
   count_with_atomics<<<blocks, threads>>>(counter);
 }
-void run_block_sum(const float* in, float* out, int n) { block_sum<<<(n + 255) / 256, 256>>>(in, out, n); }
-void run_block_sum_missing_barrier(const float* in, float* out) { block_sum_missing_barrier<<<1, 256>>>(in, out); }
-void run_divergent_barrier(float* o) { divergent_barrier<<<1, 32>>>(o); }
-void run_spin_forever(const int* flag, int* out) { spin_forever<<<1, 1>>>(flag, out); }
-void run_copy_each(const float* in, float* out, int threads) { copy_each<<<1, threads>>>(in, out); }
+void run_block_sum(const float* in, float* out, int n) {
+  block_sum<<<(n + 255) / 256, 256>>>(in, out, n);
+}
+void run_block_sum_missing_barrier(const float* in, float* out) {
+  block_sum_missing_barrier<<<1, 256>>>(in, out);
+}
+void run_divergent_barrier(float* o) {
+  divergent_barrier<<<1, 32>>>(o);
+}
+void run_spin_forever(const int* flag, int* out) {
+  spin_forever<<<1, 1>>>(flag, out);
+}
+void run_copy_each(const float* in, float* out, int threads) {
+  copy_each<<<1, threads>>>(in, out);
+}
 void run_index_2d(int* out, int width, int height) {
   index_2d<<<dim3(width / 8, height / 4), dim3(8, 4)>>>(out, width);
 }
@@ -102,4 +128,6 @@ __global__ void template_local_shared(float* o) {
   __syncthreads();
   o[threadIdx.x] = s[threadIdx.x];
 }
-void run_template_local_shared(float* o) { template_local_shared<32><<<1, 32>>>(o); }
+void run_template_local_shared(float* o) {
+  template_local_shared<32><<<1, 32>>>(o);
+}

@@ -87,8 +87,7 @@ struct answers_result {
   std::vector<part_grade> parts;
   std::string error;  // "<file>:<line>: ..." when the file is malformed
 };
-answers_result grade_answers_file(const std::filesystem::path& file, const answer_key& key,
-                                  lang l);
+answers_result grade_answers_file(const std::filesystem::path& file, const answer_key& key, lang l);
 
 // Lower-cases ASCII and folds the spellings of a formula: Θ(N² d²/M) -> n^2d^2/m.
 std::string normalise_term(std::string_view s);

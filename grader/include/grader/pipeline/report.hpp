@@ -49,8 +49,8 @@ struct report {
   std::string lesson, title, submission;
   lang language = lang::en;
   unsigned seed = 0;
-  std::string isolation;               // the runner's: "process", ...
-  std::vector<std::string> messages;   // unfilled blanks, unreadable files, reused results
+  std::string isolation;              // the runner's: "process", ...
+  std::vector<std::string> messages;  // unfilled blanks, unreadable files, reused results
   std::vector<build_failure> build_failures;
   std::vector<unit_report> units;
   nlohmann::json gpu;  // --gpu: the GPU section (null otherwise)

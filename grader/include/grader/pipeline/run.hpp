@@ -97,9 +97,9 @@ struct run_settings {
   unsigned seed = 0;
   run_limits limits;
   unsigned parallel = 2;
-  bool fresh = false;                    // ignore the cache
-  std::optional<unsigned> cache_seed;    // reuse only runs made with this seed
-  std::filesystem::path cache_dir;       // where each binary's results are kept
+  bool fresh = false;                  // ignore the cache
+  std::optional<unsigned> cache_seed;  // reuse only runs made with this seed
+  std::filesystem::path cache_dir;     // where each binary's results are kept
 };
 struct test_runs {
   std::vector<tag_run> runs;

@@ -18,14 +18,15 @@
 namespace grader {
 
 struct score_inputs {
-  std::map<std::string, std::string> not_built;    // exercise id -> its file name
-  std::vector<tag_run> runs;                       // every test job's result
+  std::map<std::string, std::string> not_built;   // exercise id -> its file name
+  std::vector<tag_run> runs;                      // every test job's result
   std::map<std::string, answers_result> answers;  // by exercise id
-  std::map<std::string, double> overrides;         // item id -> points (instructor review)
+  std::map<std::string, double> overrides;        // item id -> points (instructor review)
 };
 
 // The run of `tag` in `exercise`'s binary, or nullptr.
-const tag_run* find_run(const score_inputs& in, const std::string& exercise, const std::string& tag);
+const tag_run* find_run(const score_inputs& in, const std::string& exercise,
+                        const std::string& tag);
 
 // A code item: its tests' run, or the build failure of its exercise.
 item_result score_code_item(const item& it, const exercise& e, const score_inputs& in, lang l);

@@ -29,7 +29,9 @@ nlohmann::json unit_json(const unit_report& u, const report& r) {
 
 class json_reporter final : public reporter {
  public:
-  void write(const report& r, std::ostream& out) const override { out << to_json(r).dump(2) << "\n"; }
+  void write(const report& r, std::ostream& out) const override {
+    out << to_json(r).dump(2) << "\n";
+  }
 };
 
 }  // namespace

@@ -24,10 +24,10 @@ tag_run process_runner::run(const test_job& job, unsigned seed, const run_limits
   run_options opts;
   opts.timeout = limits.timeout;
   opts.max_output = limits.max_output;
-  t.process = run_process({job.binary.string(), "--reporter",
-                           std::string(::course::protocol::reporter), "--out", out_file.string(),
-                           "--rng-seed", std::to_string(seed), "--warn", "NoAssertions", job.tag},
-                          opts);
+  t.process = run_process(
+      {job.binary.string(), "--reporter", std::string(::course::protocol::reporter), "--out",
+       out_file.string(), "--rng-seed", std::to_string(seed), "--warn", "NoAssertions", job.tag},
+      opts);
   std::ifstream in(out_file, std::ios::binary);
   std::ostringstream text;
   text << in.rdbuf();

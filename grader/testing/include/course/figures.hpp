@@ -1,4 +1,5 @@
-// Reads the figures marked in the lesson notes, so tests can recompute them.
+// Reads the figures marked in a lesson's notes, so its checks can recompute them
+// (lessons/<lesson>/checks/*.cpp, run as <lesson>.checks). Any lesson can use it.
 // In the markdown a figure is marked right after its number:
 //     ... takes 32 MiB<!-- fig:attn.s_mib --> per head ...
 // The marker is invisible on GitHub; its value is the last number before it on
@@ -53,7 +54,9 @@ inline std::vector<marked_figure> read_marked_figures(const std::filesystem::pat
 using figure = std::pair<double, double>;
 
 // A figure the notes state exactly (integers, exact binary fractions).
-inline figure exact(double value) { return {value, 0.0}; }
+inline figure exact(double value) {
+  return {value, 0.0};
+}
 
 // A figure the notes round to `decimals` places: allow half a unit in the last place.
 inline figure rounded(double value, int decimals) {

@@ -773,6 +773,25 @@ TEST_CASE("load_answer_key rejects keys that cannot grade", "[answers]") {
   CHECK_THROWS_AS(load_answer_key(file), input_error);
 }
 
+TEST_CASE("load_answer_key: an unknown or misplaced key is an error naming the part", "[answers]") {
+  temp_dir dir;
+  const fs::path file = dir.path / "answer_key.json";
+  // A misspelt veto rule would otherwise be dropped, and the veto never raised.
+  write_file(file,
+             R"({"parts": [{"id": "q.a", "item": "q", "type": "choice", "points": 1,
+                 "options": ["a", "b"], "correct": ["a"], "veto_if_selectd": {"b": "v"}}]})");
+  CHECK_THROWS_WITH(load_answer_key(file),
+                    Contains("part q.a has an unknown key \"veto_if_selectd\""));
+  // A rule of another part type.
+  write_file(file,
+             R"({"parts": [{"id": "q.t", "item": "q", "type": "term", "points": 1,
+                 "accept": ["x"], "veto_if_wrong": "v"}]})");
+  CHECK_THROWS_WITH(load_answer_key(file),
+                    Contains("part q.t has an unknown key \"veto_if_wrong\""));
+  write_file(file, R"({"part": []})");
+  CHECK_THROWS_WITH(load_answer_key(file), Contains("the key has an unknown key \"part\""));
+}
+
 // ==== the real files
 // ==================================================================================
 

@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -210,9 +211,42 @@ answer_key load_answer_key(const fs::path& file) {
   answer_key key;
   try {
     const json j = json::parse(in);
+    // Unknown keys are errors, as in docs/answer_key.schema.json: a misspelt veto
+    // rule must not be dropped silently.
+    auto only_keys = [&](const json& obj, std::initializer_list<std::string_view> known,
+                         const std::string& where) {
+      for (const auto& [name, value] : obj.items())
+        if (std::find(known.begin(), known.end(), name) == known.end())
+          throw input_error(
+              fmt::format("{}: {} has an unknown key \"{}\"", file.string(), where, name));
+    };
+    if (!j.is_object())
+      throw input_error(fmt::format("{}: an answer key is a JSON object", file.string()));
+    only_keys(j, {"schema", "comment", "parts"}, "the key");
     for (const json& p : j.at("parts")) {
       key_part k;
       k.id = p.at("id");
+      const std::string type = p.at("type");
+      const std::string where = "part " + k.id;
+      if (type == "choice")
+        only_keys(p,
+                  {"id", "item", "type", "points", "veto_if_blank", "options", "correct",
+                   "veto_if_selected", "veto_if_wrong"},
+                  where);
+      else if (type == "multi")
+        only_keys(p,
+                  {"id", "item", "type", "points", "veto_if_blank", "options", "correct",
+                   "veto_if_selected"},
+                  where);
+      else if (type == "number")
+        only_keys(p,
+                  {"id", "item", "type", "points", "veto_if_blank", "value", "tolerance", "unit",
+                   "veto_if_outside"},
+                  where);
+      else if (type == "term")
+        only_keys(p, {"id", "item", "type", "points", "veto_if_blank", "accept"}, where);
+      else if (type == "explanation")
+        only_keys(p, {"id", "item", "type", "points", "veto_if_blank", "key_points"}, where);
       k.item = p.at("item");
       k.type = p.at("type");
       k.points = p.at("points");

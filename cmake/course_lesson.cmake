@@ -68,6 +68,10 @@ function(course_add_lesson lesson)
     else()
       target_sources(${lesson}_${id}_code PRIVATE "${source}")
       target_compile_options(${lesson}_${id}_code PRIVATE -O1)
+      # The standard headers precompiled once per tree: a re-grade then compiles the
+      # student's file in about 0.3 s instead of 0.9 s (docs/benchmarks.md).
+      target_precompile_headers(${lesson}_${id}_code PRIVATE
+        <algorithm> <cmath> <cstddef> <limits> <numeric> <stdexcept> <vector>)
     endif()
     target_compile_options(${lesson}_${id}_code PRIVATE -fno-diagnostics-color -fmax-errors=20)
 

@@ -135,8 +135,8 @@ build_result grading_tree::build(const std::map<std::string, fs::path>& files,
                                      conf.describe(), first_error_line(conf.output)));
   }
 
-  // One build-tool run per target, so its exit status is that target's verdict.
-  auto build_target = [&](const std::string& target) {
+  // One build-tool run for `targets`; its exit status is their verdict.
+  auto build_targets = [&](const std::vector<std::string>& targets) {
     const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
         deadline - std::chrono::steady_clock::now());
     if (left.count() <= 0) {
@@ -146,12 +146,20 @@ build_result grading_tree::build(const std::map<std::string, fs::path>& files,
     }
     run_options o = opts;
     o.timeout = left;
-    return run_process(
-        ninja ? std::vector<std::string>{"ninja", "-C", dir_.string(), "-k", "0", target}
-              : std::vector<std::string>{"cmake", "--build", dir_.string(), "--target", target,
-                                         "--", "-k"},
-        o);
+    std::vector<std::string> cmd =
+        ninja ? std::vector<std::string>{"ninja", "-C", dir_.string(), "-k", "0"}
+              : std::vector<std::string>{"cmake", "--build", dir_.string(), "--target"};
+    cmd.insert(cmd.end(), targets.begin(), targets.end());
+    if (!ninja) cmd.insert(cmd.end(), {"--", "-k"});
+    return run_process(cmd, o);
   };
+
+  // All targets in one run first; only when it fails, one run per target, whose
+  // exit status alone is that target's verdict (never the tool's chatter).
+  std::vector<std::string> targets;
+  for (const exercise& e : manifest_.exercises)
+    if (code.count(e.file)) targets.push_back(manifest_.lesson + "_" + e.id + "_tests");
+  const bool all_built = !targets.empty() && build_targets(targets).ok();
 
   build_result out;
   for (const exercise& e : manifest_.exercises) {
@@ -161,7 +169,11 @@ build_result grading_tree::build(const std::map<std::string, fs::path>& files,
     b.exercise = e.id;
     b.file = e.file;
     b.tests_binary = dir_ / "bin" / target;
-    const run_result r = build_target(target);
+    if (all_built && fs::exists(b.tests_binary)) {
+      b.ok = true;
+      continue;
+    }
+    const run_result r = build_targets({target});
     b.ok = r.ok() && fs::exists(b.tests_binary);
     if (b.ok) continue;
     if (r.timed_out) {
@@ -177,7 +189,7 @@ build_result grading_tree::build(const std::map<std::string, fs::path>& files,
     }
   }
   for (const std::string& t : extra_targets)
-    out.extras[t] = build_target(t).ok() && fs::exists(dir_ / "bin" / t);
+    out.extras[t] = build_targets({t}).ok() && fs::exists(dir_ / "bin" / t);
   out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return out;
 }

@@ -79,4 +79,24 @@ std::map<std::string, tag_run> load_cached_runs(const std::filesystem::path& fil
   }
 }
 
+std::map<std::string, int> cached_list_tags(const std::filesystem::path& binary,
+                                            const std::filesystem::path& file) {
+  const std::string fingerprint = binary_fingerprint(binary);
+  if (std::ifstream in(file); in && !fingerprint.empty()) {
+    try {
+      const auto j = nlohmann::json::parse(in, nullptr, false);
+      if (j.is_object() && j.value("fingerprint", "") == fingerprint && j.contains("tags"))
+        return j["tags"].get<std::map<std::string, int>>();
+    } catch (const nlohmann::json::exception&) {
+      // a damaged cache is no cache
+    }
+  }
+  auto tags = list_tags(binary);
+  std::error_code ec;
+  std::filesystem::create_directories(file.parent_path(), ec);
+  if (!tags.empty())
+    std::ofstream(file) << nlohmann::json{{"fingerprint", fingerprint}, {"tags", tags}}.dump();
+  return tags;
+}
+
 }  // namespace grader

@@ -47,7 +47,7 @@ report grade(const course& c, const manifest& m, const grade_request& req, runne
   // 1. resolve: the units, and the files they need.
   const resolved what = resolve(m, req.files, req.unit);
 
-  // 2. build: each code exercise's test binary, one target at a time. The tree
+  // 2. build: each code exercise's test binary; a failure marks only its own. The tree
   //    stays locked until its binaries have run.
   std::optional<grading_tree> tree;
   build_result built;

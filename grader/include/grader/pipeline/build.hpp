@@ -1,11 +1,11 @@
 // Stage 2, build: the grader's own build tree for one lesson (by default
 // <grader's build dir>/grade/<lesson>). It configures the course with
 // COURSE_GRADING_LESSON, points one-line wrapper files at the submission's code
-// files and builds each exercise's test binary, <lesson>_<id>_tests. Each target
-// is built by its own build-tool run, and that run's exit status alone says
-// whether the exercise built: a compile error marks only its own exercise. The
-// student's files are only ever read; on a re-grade only their translation units
-// recompile.
+// files and builds each exercise's test binary, <lesson>_<id>_tests: all in one
+// build-tool run, and when that fails, each target in a run of its own, whose exit
+// status alone says whether that exercise built. A compile error marks only its own
+// exercise. The student's files are only ever read; on a re-grade only their
+// translation units recompile.
 #pragma once
 
 #include <chrono>
@@ -47,9 +47,8 @@ class grading_tree {
   const std::filesystem::path& dir() const { return dir_; }
 
   // files: exercise file name -> the file to compile (the student's own path).
-  // Builds the test binary of every code exercise in `files`, one target at a
-  // time. Throws cannot_grade when cmake or the compiler is missing or the
-  // configure fails.
+  // Builds the test binary of every code exercise in `files`. Throws cannot_grade when cmake or the
+  // compiler is missing or the configure fails.
   build_result build(const std::map<std::string, std::filesystem::path>& files,
                      std::chrono::seconds timeout,
                      const std::vector<std::string>& extra_targets = {});

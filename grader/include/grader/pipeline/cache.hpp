@@ -28,4 +28,9 @@ std::map<std::string, tag_run> load_cached_runs(const std::filesystem::path& fil
                                                 unsigned* seed,
                                                 std::optional<unsigned> require_seed = {});
 
+// list_tags(binary), remembered in `file` while the binary is unchanged: a re-grade
+// then starts no process for an exercise whose binary did not change.
+std::map<std::string, int> cached_list_tags(const std::filesystem::path& binary,
+                                            const std::filesystem::path& file);
+
 }  // namespace grader

@@ -276,3 +276,16 @@ TEST_CASE("cached runs come back only for the same binary and every tag asked", 
   CHECK(grader::load_cached_runs(cache, fp, {"[code.update]", "[code.normalize]"}, &seed).empty());
   CHECK(grader::load_cached_runs(dir.path / "missing.json", fp, {"[code.update]"}, &seed).empty());
 }
+
+TEST_CASE("parse_records reads the unfilled-blank field the reporter sets", "[run]") {
+  const auto records = parse_records(
+      R"({"test":"t","passed":false,"blank":"m_new","failures":[{"kind":"exception","message":"x"}]})"
+      "\n"
+      R"({"test":"u","passed":true})");
+  REQUIRE(records.size() == 2);
+  CHECK(records[0].blank == "m_new");
+  CHECK(records[1].blank.empty());
+  tag_run run;
+  run.records = records;
+  CHECK(run.blank() == "m_new");
+}

@@ -80,6 +80,7 @@ struct options {
   bool answers = false, gpu = false, fresh = false, explicit_seed = false;
   unsigned seed = std::random_device{}();
   double timeout_s = 10;
+  int build_timeout_s = 300;
   // Subcommands.
   std::string hint_lesson, manifest_lesson;
   std::vector<std::string> dev_lessons, only;
@@ -105,6 +106,9 @@ void define_cli(CLI::App& app, options& o) {
   app.add_option("--seed", o.seed,
                  "Random seed for the tests' inputs (default: fresh; implies --fresh)");
   app.add_option("--timeout", o.timeout_s, "Seconds each test process may run")
+      ->check(CLI::PositiveNumber);
+  app.add_option("--build-timeout", o.build_timeout_s,
+                 "Seconds the build of the submission may take (default 300)")
       ->check(CLI::PositiveNumber);
   app.add_option("--root", o.root,
                  "The course's root folder (default: found from the current folder)");
@@ -179,6 +183,7 @@ int run_grade(const course& c, const options& o, lang l) {
   req.language = l;
   req.seed = o.seed;
   req.test_timeout = std::chrono::milliseconds(static_cast<long>(o.timeout_s * 1000));
+  req.build_timeout = std::chrono::seconds(o.build_timeout_s);
   if (!o.build_dir.empty()) req.tree = fs::absolute(o.build_dir);
   req.fresh = o.fresh || o.explicit_seed;
   if (!o.override_file.empty()) req.overrides = load_overrides(o.override_file, m);

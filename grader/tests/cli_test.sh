@@ -64,6 +64,20 @@ sys.exit(json.loads(out)['passed'] is not True)"
 after="$(cd "$work/sub" && sha256sum ./* && stat -c '%n %Y' ./*)"
 check "the student's files are unchanged (content and mtime)" test "$before" = "$after"
 
+# A compile that hangs (an #include of a FIFO nobody writes) in one exercise: that
+# exercise's build times out; every other exercise still builds and is graded.
+cp "$root/solutions/$lesson/$cpp" "$root/solutions/$lesson/$answers" "$work/sub/"
+mkfifo "$work/fifo"
+printf '#include "%s"\n' "$work/fifo" >>"$work/sub/$cpp"
+run --submission "$work/sub" --build-timeout 5 --json "$work/hang.json" >/dev/null
+check "a hanging compile times out its own exercise only" python3 -c "
+import json, sys
+r = json.load(open('$work/hang.json'))
+fails = r['build_failures']
+ok = [b['file'] for b in fails] == ['$cpp'] and 'timed out' in fails[0]['diagnostics']
+others = [u for u in r['units'] if not any(i['status'] == 'error' for i in u['items'])]
+sys.exit(not (ok and others and all(u['passed'] for u in others)))"
+
 out="$("$grader" "$lesson" --root "$root" --build-dir "$work/tree" --answers --lang zh)"; rc=$?
 check "--answers passes (exit 0) and --lang zh speaks Chinese" test "$rc" -eq 0 -a -n "$(grep -F '通过线' <<<"$out")"
 

@@ -136,9 +136,14 @@ build_result grading_tree::build(const std::map<std::string, fs::path>& files,
   }
 
   // One build-tool run for `targets`; its exit status is their verdict.
+  // A target built alone always gets a little time, even past the deadline: when
+  // one exercise's compile hangs the combined run, the others still get built and
+  // judged on their own (the hanging one times out again).
+  const auto at_least = std::min<std::chrono::milliseconds>(timeout, std::chrono::seconds(20));
   auto build_targets = [&](const std::vector<std::string>& targets) {
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
-        deadline - std::chrono::steady_clock::now());
+    const auto left = std::max(std::chrono::duration_cast<std::chrono::milliseconds>(
+                                   deadline - std::chrono::steady_clock::now()),
+                               targets.size() == 1 ? at_least : std::chrono::milliseconds(0));
     if (left.count() <= 0) {
       run_result late;
       late.timed_out = true;

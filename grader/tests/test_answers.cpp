@@ -424,6 +424,17 @@ TEST_CASE("grade_answers: number within and outside the tolerance, and not a num
   CHECK(grade_one(number_part, number_doc("")).feedback == "q.n: not answered");
 }
 
+TEST_CASE(
+    "grade_answers: a number too large for a double, or a huge answer, is graded, not a crash",
+    "[answers]") {
+  const auto huge = grade_one(number_part, number_doc("1e999"));
+  CHECK(huge.points == 0);
+  CHECK(huge.feedback == "q.n: needs a number, got \"1e999\"");
+  // std::regex recurses per character: a 30,000-digit answer once crashed the grader.
+  CHECK(grade_one(number_part, number_doc(std::string(30000, '7'))).points == 0);
+  CHECK(grade_one(number_part, number_doc("32 " + std::string(30000, 'x'))).points == Approx(0.25));
+}
+
 TEST_CASE("grade_answers: term matches any accepted spelling after normalisation", "[answers]") {
   for (const std::string ok :
        {"Θ(N² d²/M)", "O(N^2 d^2 / M)", "n^2d^2/m", "(N·d)²/M", "（Nd）^2 / M"}) {

@@ -262,19 +262,25 @@ TEST_CASE("cached runs come back only for the same binary and every tag asked", 
   const fs::path cache = dir.path / "x.cache.json";
   const std::string fp = grader::binary_fingerprint(bin);
   REQUIRE_FALSE(fp.empty());
-  grader::save_cached_runs(cache, fp, 42, {run_tag(bin, "[code.update]", 42, 10s, 1)});
+  grader::save_cached_runs(cache, fp, 42, 10s, {run_tag(bin, "[code.update]", 42, 10s, 1)});
 
   unsigned seed = 0;
-  const auto back = grader::load_cached_runs(cache, fp, {"[code.update]"}, &seed);
+  const auto back = grader::load_cached_runs(cache, fp, 10s, {"[code.update]"}, &seed);
   REQUIRE(back.size() == 1);
   CHECK(seed == 42);
   CHECK(back.at("[code.update]").passed());
   CHECK(back.at("[code.update]").records.at(0).name == "m_new is the running max");
 
-  CHECK(grader::load_cached_runs(cache, fp + "x", {"[code.update]"}, &seed)
+  CHECK(grader::load_cached_runs(cache, fp + "x", 10s, {"[code.update]"}, &seed)
             .empty());  // binary changed
-  CHECK(grader::load_cached_runs(cache, fp, {"[code.update]", "[code.normalize]"}, &seed).empty());
-  CHECK(grader::load_cached_runs(dir.path / "missing.json", fp, {"[code.update]"}, &seed).empty());
+  CHECK(grader::load_cached_runs(cache, fp, 10s, {"[code.update]", "[code.normalize]"}, &seed)
+            .empty());
+  // Another time limit, or (when asked) another seed: the results do not carry over.
+  CHECK(grader::load_cached_runs(cache, fp, 3s, {"[code.update]"}, &seed).empty());
+  CHECK(grader::load_cached_runs(cache, fp, 10s, {"[code.update]"}, &seed, 43u).empty());
+  CHECK(grader::load_cached_runs(cache, fp, 10s, {"[code.update]"}, &seed, 42u).size() == 1);
+  CHECK(grader::load_cached_runs(dir.path / "missing.json", fp, 10s, {"[code.update]"}, &seed)
+            .empty());
 }
 
 TEST_CASE("parse_records reads the unfilled-blank field the reporter sets", "[run]") {

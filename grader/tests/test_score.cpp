@@ -158,13 +158,17 @@ TEST_CASE("score_code_item: an unfilled blank, signalled in its own field, is th
 TEST_CASE("score_code_item: an exercise that did not build errs its own items only", "[score]") {
   const auto m = tiny_manifest();
   auto in = all_right();
-  in.not_built["kernel"] = "kernel.cu";
+  in.not_built["kernel"] = {"kernel.cu", "kernel.cu:1:1: error: x", false};
   const auto exam = grader::score_unit(m, unit_named(m, "exam"), in, lang::en);
   const auto lab = grader::score_unit(m, unit_named(m, "lab"), in, lang::en);
   CHECK(exam.passed);
   CHECK(exam.score == 4);
   CHECK(lab.items[0].status == item_status::error);
   CHECK(lab.items[0].feedback == "kernel.cu does not compile (see above)");
+  // A build that ran out of time is not called a compile error.
+  in.not_built["kernel"].timed_out = true;
+  CHECK(grader::score_unit(m, unit_named(m, "lab"), in, lang::en).items[0].feedback ==
+        "kernel.cu did not finish compiling in time (see above)");
 }
 
 TEST_CASE("score_code_item: a run counts only for its own exercise's items", "[score]") {
@@ -259,8 +263,8 @@ TEST_CASE("score_report: build failures, blanks and reused results are reported 
                 {&m.exercises[1], "/sub/kernel.cu", {}},
                 {&m.exercises[2], "/sub/answers.md", {}}};
   grader::build_result built;
-  built.exercises["code"] = {"code", "code.cpp", true, "", "/tree/bin/tiny_code_tests"};
-  built.exercises["kernel"] = {"kernel", "kernel.cu", false, "kernel.cu:3:1: error: x", ""};
+  built.exercises["code"] = {"code", "code.cpp", true, false, "", "/tree/bin/tiny_code_tests"};
+  built.exercises["kernel"] = {"kernel", "kernel.cu", false, false, "kernel.cu:3:1: error: x", ""};
   grader::test_runs runs;
   runs.runs = all_right().runs;
   runs.reused = {"code.cpp (seed 7)"};
@@ -274,4 +278,16 @@ TEST_CASE("score_report: build failures, blanks and reused results are reported 
   REQUIRE(rep.units.size() == 2);
   CHECK(rep.units[0].passed);
   CHECK(rep.units[1].items[0].status == item_status::error);
+}
+
+TEST_CASE("score_code_item: tests that could not start are an error, with no advice about the code",
+          "[score]") {
+  const auto m = tiny_manifest();
+  auto in = all_right();
+  in.runs[0] = run_of("code", "[code.a]", {});
+  in.runs[0].process.spawn_failed = true;
+  in.runs[0].process.output = "could not start: Permission denied";
+  const auto r = grader::score_code_item(m.units[0].items[0], m.exercises[0], in, lang::en);
+  CHECK(r.status == item_status::error);
+  CHECK(r.feedback == "the tests could not start: could not start: Permission denied");
 }

@@ -199,7 +199,10 @@ verdict check_untouched(check_context& cx, const unit& u) {
     if (cx.m().exercise_of(it).is_code())
       for (const auto& res : r->items)
         if (res.id == it.id) code_points += res.points;
-  return {code_points == 0 && !r->passed, verdict_text(*r)};
+  // A build failure would earn 0 points too, and prove nothing about the blanks.
+  const bool built = cx.untouched().build_failures.empty();
+  return {code_points == 0 && !r->passed && built,
+          verdict_text(*r) + (built ? "" : "; an exercise does not compile")};
 }
 
 // Every untouched code file has blanks, the report lists them, and each code
@@ -217,7 +220,12 @@ verdict check_blanks(check_context& cx) {
       continue;
     }
     bool listed = false, signalled = false;
-    for (const auto& msg : r.messages) listed |= msg.find(e.file) != std::string::npos;
+    for (const auto& msg : r.messages) {
+      bool all = msg.find(e.file) != std::string::npos;
+      for (const auto& b : blanks)
+        all &= msg.find(fmt::format("{} (line {})", b.name, b.line)) != std::string::npos;
+      listed |= all;
+    }
     for (const unit& u : cx.m().units)
       for (const item& it : u.items) {
         if (it.exercise != e.id) continue;
@@ -258,11 +266,20 @@ verdict check_isolation(check_context& cx, const exercise& broken) {
       why += fmt::format("unit {}: {} in the whole lesson, {} alone. ", u.id,
                          in_whole ? verdict_text(*in_whole) : "missing",
                          alone.units.empty() ? "missing" : verdict_text(alone.units.front()));
+    // The broken exercise's items are errors; every other item scores as in the
+    // solutions' own grade.
+    const unit_report* solved = find_unit(cx.solved(), u.id);
     for (const item& it : u.items) {
       const bool mine = it.exercise == broken.id;
-      for (const auto& r : in_whole ? in_whole->items : std::vector<item_result>{})
-        if (r.id == it.id && mine != (r.status == item_status::error))
+      for (const auto& r : in_whole ? in_whole->items : std::vector<item_result>{}) {
+        if (r.id != it.id) continue;
+        if (mine != (r.status == item_status::error))
           why += fmt::format("item {} is {}. ", it.id, to_string(r.status));
+        for (const auto& sr : solved && !mine ? solved->items : std::vector<item_result>{})
+          if (sr.id == it.id && (sr.points != r.points || sr.status != r.status))
+            why += fmt::format("item {} has {:g} points ({}), the solutions {:g} ({}). ", it.id,
+                               r.points, to_string(r.status), sr.points, to_string(sr.status));
+      }
     }
   }
   return {why.empty(), why};
@@ -274,46 +291,60 @@ verdict check_isolation(check_context& cx, const exercise& broken) {
 struct mutant {
   std::string name;
   nlohmann::json spec;
-  std::map<std::string, fs::path> files;  // what is graded: changed files from scratch
-  std::set<std::string> changed;
-  std::string error;  // a malformed or stale mutant
+  std::map<std::string, std::string> text;  // every exercise file, as the mutant has it
+  std::set<std::string> changed;            // the files that differ from the solution
+  std::string error;                        // a malformed, stale or empty mutant
 };
 
+// Reads a mutant and applies it in memory; nothing is written until it is checked.
 mutant load_mutant(check_context& cx, const fs::path& dir) {
   mutant mu;
   mu.name = dir.filename().string();
   try {
+    if (!fs::exists(dir / "mutant.json")) throw input_error("the folder has no mutant.json");
     mu.spec = nlohmann::json::parse(read_text(dir / "mutant.json"));
     const auto solution = submission_files(cx.m(), cx.solutions());
-    std::map<std::string, std::string> text;
-    for (const auto& [file, path] : solution) {
-      const bool overlay = fs::exists(dir / file);
-      text[file] = read_text(overlay ? dir / file : path);
-      if (overlay) mu.changed.insert(file);
+    // A file in the folder must be an exercise file it replaces: a misnamed one
+    // would otherwise be ignored, and the mutant graded as the solution.
+    for (const auto& entry : fs::directory_iterator(dir)) {
+      const std::string name = entry.path().filename().string();
+      if (name != "mutant.json" && !solution.count(name))
+        throw input_error(fmt::format("{} is not an exercise file of {}", name, cx.m().lesson));
     }
+    for (const auto& [file, path] : solution) mu.text[file] = read_text(path);
+    for (const auto& [file, path] : solution)
+      if (fs::exists(dir / file)) mu.text[file] = read_text(dir / file);
     for (const auto& e : mu.spec.value("edits", nlohmann::json::array())) {
       const std::string file = e.at("file"), find = e.at("find"), replace = e.at("replace");
-      if (!text.count(file)) throw input_error(fmt::format("edits unknown file {}", file));
-      std::string& t = text[file];
+      if (!mu.text.count(file)) throw input_error(fmt::format("edits unknown file {}", file));
+      std::string& t = mu.text[file];
       const size_t at = t.find(find);
       if (at == std::string::npos || t.find(find, at + 1) != std::string::npos)
         throw input_error(
             fmt::format("\"{}\" must occur exactly once in {} (stale mutant?)", find, file));
       t.replace(at, find.size(), replace);
-      mu.changed.insert(file);
     }
-    // Every file is written out, so `grader --submission <folder>` reproduces it;
-    // unchanged ones are graded from solutions/, so their binaries are reused.
-    const fs::path out = cx.scratch() / "mutants" / mu.name;
-    fs::create_directories(out);
-    for (const auto& [file, t] : text) {
-      write_if_changed(out / file, t);
-      mu.files[file] = mu.changed.count(file) ? out / file : solution.at(file);
-    }
+    for (const auto& [file, path] : solution)
+      if (mu.text[file] != read_text(path)) mu.changed.insert(file);
+    if (mu.changed.empty()) throw input_error("the mutant changes nothing in the solution");
   } catch (const std::exception& e) {
     mu.error = e.what();
   }
   return mu;
+}
+
+// Every file is written out, so `grader --submission <folder>` reproduces the
+// mutant; unchanged ones are graded from solutions/, so their binaries are reused.
+std::map<std::string, fs::path> write_mutant(check_context& cx, const mutant& mu) {
+  const auto solution = submission_files(cx.m(), cx.solutions());
+  const fs::path out = cx.scratch() / "mutants" / mu.name;
+  fs::create_directories(out);
+  std::map<std::string, fs::path> files;
+  for (const auto& [file, t] : mu.text) {
+    write_if_changed(out / file, t);
+    files[file] = mu.changed.count(file) ? out / file : solution.at(file);
+  }
+  return files;
 }
 
 verdict check_mutant(check_context& cx, const mutant& mu) {
@@ -325,7 +356,7 @@ verdict check_mutant(check_context& cx, const mutant& mu) {
   const auto want_vetoes = expect.value("vetoes", std::set<std::string>{});
   const auto want_builds = expect.value("build_failures", std::set<std::string>{});
   const bool want_pass = expect.value("passed", want_failed.empty() && want_vetoes.empty());
-  grade_request r = cx.request(mu.files, "mutant " + mu.name);
+  grade_request r = cx.request(write_mutant(cx, mu), "mutant " + mu.name);
   if (spec.contains("test_timeout_s"))
     r.test_timeout =
         std::chrono::milliseconds(static_cast<long>(spec["test_timeout_s"].get<double>() * 1000));
@@ -384,7 +415,7 @@ std::vector<named_check> all_checks(check_context& cx) {
   const fs::path dir = cx.c().mutants_dir(m.lesson);
   if (fs::is_directory(dir))
     for (const auto& d : fs::directory_iterator(dir))
-      if (fs::exists(d.path() / "mutant.json")) mutants.push_back(load_mutant(cx, d.path()));
+      if (d.is_directory()) mutants.push_back(load_mutant(cx, d.path()));
   std::sort(mutants.begin(), mutants.end(), [](const mutant& a, const mutant& b) {
     return std::tie(a.changed, a.name) < std::tie(b.changed, b.name);
   });
@@ -461,8 +492,8 @@ dev_check_result dev_check(const course& c, const manifest& m, const dev_check_o
     }
     (v.ok ? result.passed : result.failed)++;
     std::string why;
-    for (std::string_view line : split_lines(v.ok ? std::string() : v.why))
-      why += fmt::format("\n         {}", line);
+    if (!v.ok)
+      for (std::string_view line : split_lines(v.why)) why += fmt::format("\n         {}", line);
     fmt::print(out, "  {} {}  {}{}\n", v.ok ? "ok  " : "FAIL", ch.name, ch.description, why);
     out.flush();
   }

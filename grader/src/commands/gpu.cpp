@@ -139,7 +139,9 @@ gpu_section grade_gpu(const course& c, const manifest& m, const grade_request& r
   for (size_t i = 0; i < runs.size(); ++i) {
     const tag_run& run = runs[i];
     gpu_check check{job_items[i]->id, "", ""};
-    if (run.records.empty() && run.process.term_signal == 0 && !run.process.timed_out) {
+    // No record from a process that exited cleanly: every test of the item is
+    // [emulator]-only. Anything else with no record is a failure to run.
+    if (run.records.empty() && run.process.ok()) {
       check.status = "emulator-only";
       check.feedback = tr(l, "只在模拟器上检查（需要计数器）",
                           "checked on the emulator only (it needs counters)");

@@ -4,7 +4,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
+#include <cstdlib>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <regex>
@@ -50,7 +52,9 @@ void replace_all(std::string& s, std::string_view from, std::string_view to) {
 // The first number in an answer ("~3.35 TB/s" -> 3.35), skipping digits inside a word
 // ("H100: 3.35" -> 3.35). A comma before exactly three digits separates thousands;
 // any other comma between digits is a decimal comma ("3,35" -> 3.35).
-bool first_number(const std::string& s, double* out) {
+bool first_number(const std::string& whole, double* out) {
+  // std::regex recurses per character: a number is looked for in the first 512 only.
+  const std::string s = whole.substr(0, 512);
   static const std::regex thousands(R"((\d),(\d{3})(?!\d))");
   static const std::regex decimal_comma(R"((\d),(\d))");
   static const std::regex number(R"((^|[^A-Za-z0-9_.])([-+]?(\d+(\.\d*)?|\.\d+)([eE][-+]?\d+)?))");
@@ -62,8 +66,10 @@ bool first_number(const std::string& s, double* out) {
   plain = std::regex_replace(plain, decimal_comma, "$1.$2");
   std::smatch m;
   if (!std::regex_search(plain, m, number)) return false;
-  *out = std::stod(m[2].str());
-  return true;
+  // strtod, not stod: a number too large for a double (1e999) is no number, not a crash.
+  errno = 0;
+  *out = std::strtod(m[2].str().c_str(), nullptr);
+  return errno != ERANGE && std::isfinite(*out);
 }
 
 // True when s is "(...)" and that first parenthesis closes only at the end.

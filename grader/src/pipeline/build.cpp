@@ -118,21 +118,34 @@ build_result grading_tree::build(const std::map<std::string, fs::path>& files,
 
   run_options opts;
   opts.timeout = timeout;
-  if (!fs::exists(dir_ / "CMakeCache.txt") ||
+  std::vector<std::string> cmd = {"cmake",
+                                  "-S",
+                                  course_.root.string(),
+                                  "-B",
+                                  dir_.string(),
+                                  "-DCOURSE_GRADING_LESSON=" + manifest_.lesson,
+                                  "-DCMAKE_BUILD_TYPE=Release"};
+  if (ninja) cmd.insert(cmd.end(), {"-G", "Ninja"});
+  cmd.insert(cmd.end(), cmake_args_.begin(), cmake_args_.end());
+  // The tree remembers what it was configured for (course root, lesson, options): a
+  // tree set up for another checkout or lesson is configured afresh, never reused.
+  std::string stamp;
+  for (const auto& arg : cmd) stamp += arg + "\n";
+  const fs::path stamp_file = dir_ / "grader-configured-for.txt";
+  std::error_code ec;
+  const bool same = fs::exists(stamp_file, ec) && read_text(stamp_file) == stamp;
+  if (!same) {
+    fs::remove(dir_ / "CMakeCache.txt", ec);
+    fs::remove_all(dir_ / "CMakeFiles", ec);
+    fs::remove(stamp_file, ec);
+  }
+  if (!same || !fs::exists(dir_ / "CMakeCache.txt") ||
       !fs::exists(dir_ / (ninja ? "build.ninja" : "Makefile"))) {
-    std::vector<std::string> cmd = {"cmake",
-                                    "-S",
-                                    course_.root.string(),
-                                    "-B",
-                                    dir_.string(),
-                                    "-DCOURSE_GRADING_LESSON=" + manifest_.lesson,
-                                    "-DCMAKE_BUILD_TYPE=Release"};
-    if (ninja) cmd.insert(cmd.end(), {"-G", "Ninja"});
-    cmd.insert(cmd.end(), cmake_args_.begin(), cmake_args_.end());
     const run_result conf = run_process(cmd, opts);
     if (!conf.ok())
       throw cannot_grade(fmt::format("configuring the grading build failed ({}): {}",
                                      conf.describe(), first_error_line(conf.output)));
+    write_if_changed(stamp_file, stamp);
   }
 
   // One build-tool run for `targets`; its exit status is their verdict.
@@ -182,6 +195,7 @@ build_result grading_tree::build(const std::map<std::string, fs::path>& files,
     b.ok = r.ok() && fs::exists(b.tests_binary);
     if (b.ok) continue;
     if (r.timed_out) {
+      b.timed_out = true;
       b.diagnostics = fmt::format("the build {}", r.describe());
       continue;
     }

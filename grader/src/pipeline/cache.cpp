@@ -1,6 +1,7 @@
 // The run stage's result cache (see cache.hpp).
 #include "grader/pipeline/cache.hpp"
 
+#include <cstdint>
 #include <fstream>
 #include <nlohmann/json.hpp>
 
@@ -16,9 +17,12 @@ std::string binary_fingerprint(const std::filesystem::path& binary) {
 }
 
 void save_cached_runs(const std::filesystem::path& file, const std::string& fingerprint,
-                      unsigned seed, const std::vector<tag_run>& runs) {
-  nlohmann::json j{
-      {"fingerprint", fingerprint}, {"seed", seed}, {"runs", nlohmann::json::object()}};
+                      unsigned seed, std::chrono::milliseconds timeout,
+                      const std::vector<tag_run>& runs) {
+  nlohmann::json j{{"fingerprint", fingerprint},
+                   {"seed", seed},
+                   {"timeout_ms", timeout.count()},
+                   {"runs", nlohmann::json::object()}};
   for (const tag_run& r : runs)
     j["runs"][r.tag] = {
         {"expected", r.expected_tests},     {"raw", r.raw_records},
@@ -32,13 +36,12 @@ void save_cached_runs(const std::filesystem::path& file, const std::string& fing
 
 namespace {
 
-std::map<std::string, tag_run> read_cached_runs(const nlohmann::json& j,
-                                                const std::string& fingerprint,
-                                                const std::vector<std::string>& tags,
-                                                unsigned* seed,
-                                                std::optional<unsigned> require_seed) {
+std::map<std::string, tag_run> read_cached_runs(
+    const nlohmann::json& j, const std::string& fingerprint, std::chrono::milliseconds timeout,
+    const std::vector<std::string>& tags, unsigned* seed, std::optional<unsigned> require_seed) {
   if (j.is_discarded() || !j.is_object() || j.value("fingerprint", "") != fingerprint ||
-      !j.contains("runs") || !j["runs"].is_object())
+      !j.contains("runs") || !j["runs"].is_object() ||
+      j.value("timeout_ms", std::int64_t{-1}) != static_cast<std::int64_t>(timeout.count()))
     return {};
   const unsigned cached_seed = j.value("seed", 0u);
   if (require_seed && *require_seed != cached_seed) return {};
@@ -66,14 +69,15 @@ std::map<std::string, tag_run> read_cached_runs(const nlohmann::json& j,
 
 std::map<std::string, tag_run> load_cached_runs(const std::filesystem::path& file,
                                                 const std::string& fingerprint,
+                                                std::chrono::milliseconds timeout,
                                                 const std::vector<std::string>& tags,
                                                 unsigned* seed,
                                                 std::optional<unsigned> require_seed) {
   std::ifstream in(file);
   if (!in || fingerprint.empty()) return {};
   try {
-    return read_cached_runs(nlohmann::json::parse(in, nullptr, false), fingerprint, tags, seed,
-                            require_seed);
+    return read_cached_runs(nlohmann::json::parse(in, nullptr, false), fingerprint, timeout, tags,
+                            seed, require_seed);
   } catch (const nlohmann::json::exception&) {
     return {};  // a damaged cache is no cache
   }

@@ -38,8 +38,8 @@ test_runs run_tests(runner& r, const resolved& what, const build_result& built,
     unsigned cached_seed = 0;
     auto cached = s.fresh ? std::map<std::string, tag_run>{}
                           : load_cached_runs(s.cache_dir / (f.ex->id + ".cache.json"),
-                                             binary_fingerprint(b.tests_binary), tags, &cached_seed,
-                                             s.cache_seed);
+                                             binary_fingerprint(b.tests_binary), s.limits.timeout,
+                                             tags, &cached_seed, s.cache_seed);
     if (!cached.empty()) {
       for (auto& [tag, run] : cached) {
         run.exercise = f.ex->id;
@@ -52,8 +52,8 @@ test_runs run_tests(runner& r, const resolved& what, const build_result& built,
   }
 
   auto fresh = run_all(r, jobs, s.seed, s.limits, s.parallel);
-  // Keep each binary's fresh results, unless one timed out: a timeout may be the
-  // machine's fault, not the code's.
+  // Keep each binary's fresh results, unless one timed out or could not start: that
+  // may be the machine's fault, not the code's.
   std::map<std::string, std::vector<tag_run>> by_exercise;
   for (const tag_run& run : fresh) by_exercise[run.exercise].push_back(run);
   for (const auto& [id, list] : by_exercise) {
@@ -65,7 +65,7 @@ test_runs run_tests(runner& r, const resolved& what, const build_result& built,
       std::filesystem::remove(cache, ec);
     else
       save_cached_runs(cache, binary_fingerprint(built.exercises.at(id).tests_binary), s.seed,
-                       list);
+                       s.limits.timeout, list);
   }
   out.runs.insert(out.runs.end(), std::make_move_iterator(fresh.begin()),
                   std::make_move_iterator(fresh.end()));

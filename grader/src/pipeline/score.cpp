@@ -131,9 +131,12 @@ bool veto_fired(const tag_run& run) {
 
 item_result score_code_item(const item& it, const exercise& e, const score_inputs& in, lang l) {
   item_result r{it.id, it.title.in(l), 0, it.points, item_status::fail, {}, false};
-  if (in.not_built.count(e.id)) {
+  if (const auto nb = in.not_built.find(e.id); nb != in.not_built.end()) {
     r.status = item_status::error;
-    r.feedback = trf(l, "{} 无法编译（见上）", "{} does not compile (see above)", e.file);
+    r.feedback = nb->second.timed_out
+                     ? trf(l, "{} 没有在时限内编译完（见上）",
+                           "{} did not finish compiling in time (see above)", e.file)
+                     : trf(l, "{} 无法编译（见上）", "{} does not compile (see above)", e.file);
     return r;
   }
   const tag_run* run = find_run(in, e.id, protocol::item_tag(it.id));
@@ -146,6 +149,12 @@ item_result score_code_item(const item& it, const exercise& e, const score_input
     r.points = it.points;
     r.status = item_status::pass;
     r.feedback = it.pass_feedback.in(l);
+    return r;
+  }
+  if (run->process.spawn_failed) {  // nothing of the student's ran: no advice about it
+    r.status = item_status::error;
+    r.feedback = trf(l, "测试程序无法启动：{}", "the tests could not start: {}",
+                     run->process.output.empty() ? run->process.describe() : run->process.output);
     return r;
   }
   r.status =
@@ -211,10 +220,12 @@ report score_report(const manifest& m, const resolved& what, const build_result&
   score_inputs in;
   for (const source_file& f : what.files) {
     if (!f.ex->is_code() || built.built(f.ex->id)) continue;
-    in.not_built[f.ex->id] = f.ex->file;
     const auto b = built.exercises.find(f.ex->id);
-    rep.build_failures.push_back(
-        {f.ex->file, b == built.exercises.end() ? std::string() : b->second.diagnostics});
+    const build_failure failure{f.ex->file,
+                                b == built.exercises.end() ? std::string() : b->second.diagnostics,
+                                b != built.exercises.end() && b->second.timed_out};
+    in.not_built[f.ex->id] = failure;
+    rep.build_failures.push_back(failure);
   }
   for (const auto& [id, a] : answers)
     if (!a.error.empty())

@@ -21,6 +21,7 @@ namespace grader {
 struct exercise_build {
   std::string exercise, file;  // the exercise's id and file name
   bool ok = false;
+  bool timed_out = false;   // the build ran out of time (it may have been fine)
   std::string diagnostics;  // why not: compiler errors in its file, gcc file:line:col form
   std::filesystem::path tests_binary;
 };

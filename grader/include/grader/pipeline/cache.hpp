@@ -4,6 +4,7 @@
 // modification time.
 #pragma once
 
+#include <chrono>
 #include <filesystem>
 #include <map>
 #include <optional>
@@ -16,14 +17,17 @@ namespace grader {
 
 std::string binary_fingerprint(const std::filesystem::path& binary);
 
+// `timeout` is the limit the runs had: results are reused only under the same limit.
 void save_cached_runs(const std::filesystem::path& file, const std::string& fingerprint,
-                      unsigned seed, const std::vector<tag_run>& runs);
+                      unsigned seed, std::chrono::milliseconds timeout,
+                      const std::vector<tag_run>& runs);
 
 // The cached runs for `tags`, or nothing when the cache is stale or lacks one.
 // `seed` receives the seed they ran with; with `require_seed`, only runs made with
 // that seed come back.
 std::map<std::string, tag_run> load_cached_runs(const std::filesystem::path& file,
                                                 const std::string& fingerprint,
+                                                std::chrono::milliseconds timeout,
                                                 const std::vector<std::string>& tags,
                                                 unsigned* seed,
                                                 std::optional<unsigned> require_seed = {});

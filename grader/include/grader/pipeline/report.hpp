@@ -43,6 +43,7 @@ struct unit_report {
 struct build_failure {
   std::string file;         // the exercise's file name, e.g. matmul_coalesced.cu
   std::string diagnostics;  // the compiler's lines about it
+  bool timed_out = false;   // it did not finish building in time (not a compile error)
 };
 
 struct report {

@@ -18,10 +18,10 @@
 namespace grader {
 
 struct score_inputs {
-  std::map<std::string, std::string> not_built;   // exercise id -> its file name
-  std::vector<tag_run> runs;                      // every test job's result
-  std::map<std::string, answers_result> answers;  // by exercise id
-  std::map<std::string, double> overrides;        // item id -> points (instructor review)
+  std::map<std::string, build_failure> not_built;  // by exercise id
+  std::vector<tag_run> runs;                       // every test job's result
+  std::map<std::string, answers_result> answers;   // by exercise id
+  std::map<std::string, double> overrides;         // item id -> points (instructor review)
 };
 
 // The run of `tag` in `exercise`'s binary, or nullptr.

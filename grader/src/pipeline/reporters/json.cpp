@@ -46,7 +46,8 @@ nlohmann::json to_json(const report& r) {
   out["isolation"] = r.isolation;
   out["build_failures"] = nlohmann::json::array();
   for (const auto& b : r.build_failures)
-    out["build_failures"].push_back({{"file", b.file}, {"diagnostics", b.diagnostics}});
+    out["build_failures"].push_back(
+        {{"file", b.file}, {"diagnostics", b.diagnostics}, {"timed_out", b.timed_out}});
   out["units"] = nlohmann::json::array();
   for (const auto& u : r.units) out["units"].push_back(unit_json(u, r));
   if (!r.gpu.is_null()) out["gpu"] = r.gpu;

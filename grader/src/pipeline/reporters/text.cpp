@@ -77,7 +77,9 @@ std::string render_text(const report& r, bool color) {
     for (std::string_view line : split_lines(m)) out += fmt::format("  {}\n", line);
   }
   for (const auto& b : r.build_failures) {
-    out += "\n" + trf(l, "  {} 编译失败：\n", "  {} does not compile:\n", b.file);
+    out += "\n" + (b.timed_out ? trf(l, "  {} 没有在时限内编译完：\n",
+                                     "  {} did not finish compiling in time:\n", b.file)
+                               : trf(l, "  {} 编译失败：\n", "  {} does not compile:\n", b.file));
     for (std::string_view line : split_lines(b.diagnostics)) out += fmt::format("  {}\n", line);
   }
   for (const auto& u : r.units) {

@@ -1,5 +1,6 @@
 // process_runner: a test job in a plain child process with a time limit and an
 // output cap (see run.hpp). The reporter writes its records to a file of ours.
+#include <atomic>
 #include <cctype>
 #include <fstream>
 #include <sstream>
@@ -18,8 +19,10 @@ tag_run process_runner::run(const test_job& job, unsigned seed, const run_limits
   std::string safe;
   for (char c : job.tag)
     safe.push_back(std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '-' ? c : '_');
-  const std::filesystem::path out_file =
-      scratch_ / (job.binary.filename().string() + "." + safe + ".jsonl");
+  // A file of its own per job, even for two jobs of one binary and tag at once.
+  static std::atomic<unsigned> jobs{0};
+  const std::filesystem::path out_file = scratch_ / (job.binary.filename().string() + "." + safe +
+                                                     "." + std::to_string(jobs++) + ".jsonl");
   std::filesystem::remove(out_file, ec);
   run_options opts;
   opts.timeout = limits.timeout;
@@ -28,10 +31,13 @@ tag_run process_runner::run(const test_job& job, unsigned seed, const run_limits
       {job.binary.string(), "--reporter", std::string(::course::protocol::reporter), "--out",
        out_file.string(), "--rng-seed", std::to_string(seed), "--warn", "NoAssertions", job.tag},
       opts);
-  std::ifstream in(out_file, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  t.raw_records = text.str();
+  {
+    std::ifstream in(out_file, std::ios::binary);
+    std::ostringstream text;
+    text << in.rdbuf();
+    t.raw_records = text.str();
+  }
+  std::filesystem::remove(out_file, ec);
   t.records = parse_records(t.raw_records);
   return t;
 }

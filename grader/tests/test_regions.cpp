@@ -74,6 +74,14 @@ TEST_CASE("answers files lose their ticks and their answer text", "[regions]") {
         "## Q2\n");
 }
 
+TEST_CASE("answers files lose every answer the parser would read, whatever its spelling",
+          "[regions]") {
+  // "Answer:" and the full-width "answer：" are answers to the parser too: left in
+  // the student's file, the model answer would ship and score.
+  CHECK(make_student_file("### [q.a] N\nAnswer: 32\n### [q.b] M\n  answer：64\n", "answers",
+                          "answers.md") == "### [q.a] N\nAnswer:\n### [q.b] M\n  answer：\n");
+}
+
 TEST_CASE("find_blanks lists BLANK(name) in code, not in comments", "[regions]") {
   const auto blanks = find_blanks(
       "float a = BLANK(m_new);\n"

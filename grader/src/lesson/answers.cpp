@@ -84,13 +84,6 @@ bool wraps(std::string_view s) {
 }
 
 // Length of a leading "answer:" (any case, ASCII or full-width colon), else 0.
-size_t answer_prefix(std::string_view t) {
-  if (t.size() < 7 || lower_ascii(t.substr(0, 6)) != "answer") return 0;
-  if (t.substr(6).starts_with(":")) return 7;
-  if (t.substr(6).starts_with("：")) return 6 + std::string_view("：").size();
-  return 0;
-}
-
 std::string letters(const std::set<std::string>& s) {
   std::string out;
   for (const auto& x : s) out += (out.empty() ? "(" : ", (") + x + ")";
@@ -98,6 +91,13 @@ std::string letters(const std::set<std::string>& s) {
 }
 
 }  // namespace
+
+size_t answer_prefix(std::string_view t) {
+  if (t.size() < 7 || lower_ascii(t.substr(0, 6)) != "answer") return 0;
+  if (t.substr(6).starts_with(":")) return 7;
+  if (t.substr(6).starts_with("：")) return 6 + std::string_view("：").size();
+  return 0;
+}
 
 std::string normalise_term(std::string_view s) {
   std::string t = lower_ascii(trim(s));

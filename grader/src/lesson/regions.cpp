@@ -7,6 +7,7 @@
 
 #include "grader/base/error.hpp"
 #include "grader/base/files.hpp"
+#include "grader/lesson/answers.hpp"
 
 namespace grader {
 namespace {
@@ -73,8 +74,8 @@ std::string answers_student(std::string_view solution) {
     }
     in_answer = false;
     std::string_view t = trim_left(line);
-    if (t.starts_with("answer:")) {
-      out.append(line.substr(0, line.size() - t.size())).append("answer:\n");
+    if (const size_t prefix = answer_prefix(t)) {
+      out.append(line.substr(0, line.size() - t.size())).append(t.substr(0, prefix)).append("\n");
       in_answer = true;
       continue;
     }

@@ -89,6 +89,11 @@ struct answers_result {
 };
 answers_result grade_answers_file(const std::filesystem::path& file, const answer_key& key, lang l);
 
+// The length of the "answer:" that starts `line` (any case, ASCII or full-width
+// colon), or 0. The parser and the student-file generator share it, so what one
+// reads as an answer the other clears.
+size_t answer_prefix(std::string_view line);
+
 // Lower-cases ASCII and folds the spellings of a formula: Θ(N² d²/M) -> n^2d^2/m.
 std::string normalise_term(std::string_view s);
 

@@ -17,11 +17,11 @@ std::vector<std::string> split_reasons(const std::string& joined) {
   }
 }
 
-double round2(double x) {
+}  // namespace
+
+double round_points(double x) {
   return std::round(x * 100.0) / 100.0;
 }
-
-}  // namespace
 
 const char* to_string(item_status s) {
   switch (s) {
@@ -52,10 +52,10 @@ void unit_report::add_veto(const std::string& id, const std::string& veto_title,
 void unit_report::finish() {
   score = 0;
   for (auto& it : items) {
-    it.points = round2(it.points);
+    it.points = round_points(it.points);
     score += it.points;
   }
-  score = round2(score);
+  score = round_points(score);
   passed = score >= pass_line - 1e-9 && vetoes.empty();
 }
 

@@ -13,6 +13,9 @@
 
 namespace grader {
 
+// Points are kept and shown to hundredths.
+double round_points(double x);
+
 enum class item_status { pass, partial, fail, error };
 const char* to_string(item_status s);
 

@@ -6,25 +6,25 @@
 namespace grader {
 namespace {
 
-double round2(double x) {
-  return std::round(x * 100.0) / 100.0;
-}
-
 nlohmann::json unit_json(const unit_report& u, const report& r) {
   nlohmann::json items = nlohmann::json::array(), vetoes = nlohmann::json::array();
   for (const auto& it : u.items)
     items.push_back({{"id", it.id},
                      {"title", it.title},
-                     {"points", round2(it.points)},
+                     {"points", round_points(it.points)},
                      {"max_points", it.max_points},
                      {"status", to_string(it.status)},
                      {"feedback", it.feedback},
                      {"needs_review", it.needs_review}});
   for (const auto& v : u.vetoes) vetoes.push_back({{"id", v.id}, {"reason", v.reason}});
-  return {{"lesson", r.lesson},       {"unit", u.id},
-          {"score", round2(u.score)}, {"max_score", u.max_score},
-          {"pass_line", u.pass_line}, {"passed", u.passed},
-          {"vetoes", vetoes},         {"items", items}};
+  return {{"lesson", r.lesson},
+          {"unit", u.id},
+          {"score", round_points(u.score)},
+          {"max_score", u.max_score},
+          {"pass_line", u.pass_line},
+          {"passed", u.passed},
+          {"vetoes", vetoes},
+          {"items", items}};
 }
 
 class json_reporter final : public reporter {

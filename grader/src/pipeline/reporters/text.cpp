@@ -11,17 +11,13 @@
 namespace grader {
 namespace {
 
-double round2(double x) {
-  return std::round(x * 100.0) / 100.0;
-}
-
 std::string pad(const std::string& s, size_t width) {
   const size_t w = display_width(s);
   return w >= width ? s : s + std::string(width - w, ' ');
 }
 
 std::string points_text(double x) {
-  return fmt::format("{:g}", round2(x));
+  return fmt::format("{:g}", round_points(x));
 }
 
 class text_reporter final : public reporter {

@@ -104,7 +104,8 @@ void define_cli(CLI::App& app, options& o) {
   app.add_option("--lang", o.lang_name, "Language of the report: zh or en (default: from LANG)")
       ->check(CLI::IsMember({"zh", "en"}));
   app.add_option("--seed", o.seed,
-                 "Random seed for the tests' inputs (default: fresh; implies --fresh)");
+                 "Seed for the tests' random inputs (default: fixed per lesson, so the same "
+                 "files always get the same report; the report prints it)");
   app.add_option("--timeout", o.timeout_s, "Seconds each test process may run")
       ->check(CLI::PositiveNumber);
   app.add_option("--build-timeout", o.build_timeout_s,
@@ -181,11 +182,11 @@ int run_grade(const course& c, const options& o, lang l) {
   req.label = display_path(fs::absolute(dir).lexically_normal());
   req.unit = o.unit;
   req.language = l;
-  req.seed = o.seed;
+  req.seed = o.explicit_seed ? o.seed : lesson_seed(o.lesson);
   req.test_timeout = std::chrono::milliseconds(static_cast<long>(o.timeout_s * 1000));
   req.build_timeout = std::chrono::seconds(o.build_timeout_s);
   if (!o.build_dir.empty()) req.tree = fs::absolute(o.build_dir);
-  req.fresh = o.fresh || o.explicit_seed;
+  req.fresh = o.fresh;
   if (!o.override_file.empty()) req.overrides = load_overrides(o.override_file, m);
   report rep = grade(c, m, req);
 

@@ -93,6 +93,17 @@ printf '{"no_such_item": 1}' >"$work/bad.json"
 check "an override naming an unknown item -> one-line error, exit 2" \
   one_line_error "$grader" "$lesson" --root "$root" --build-dir "$work/tree" --answers --override "$work/bad.json"
 
+# The same files graded twice, the second time from the cache, give the same report.
+run --answers --json "$work/once.json" >/dev/null
+run --answers --json "$work/twice.json" >/dev/null
+run --answers --fresh --json "$work/fresh.json" >/dev/null
+check "the same files graded again (cached or --fresh) give the same JSON" python3 -c "
+import json, sys
+def graded(f):
+    r = json.load(open(f)); r.pop('reused'); return r
+a, b, c = (graded('$work/' + n + '.json') for n in ('once', 'twice', 'fresh'))
+sys.exit(not (a == b == c and json.load(open('$work/twice.json'))['reused']))"
+
 printf '{"q1": 7}' >"$work/big.json"
 check "an override above the item's points -> one-line error, exit 2" \
   one_line_error "$grader" "$lesson" --root "$root" --build-dir "$work/tree" --answers --override "$work/big.json"

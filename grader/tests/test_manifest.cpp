@@ -396,3 +396,9 @@ TEST_CASE("find_course puts grading trees under the grader's build folder, or th
   const course moved = find_course({}, source_dir, "/tmp/elsewhere");
   CHECK(moved.grading_tree("lesson13") == fs::path("/tmp/elsewhere/grade/lesson13"));
 }
+
+TEST_CASE("lesson_seed is fixed per lesson and differs between lessons", "[manifest]") {
+  CHECK(grader::lesson_seed("lesson13") == grader::lesson_seed("lesson13"));
+  CHECK(grader::lesson_seed("lesson13") != grader::lesson_seed("lesson14"));
+  CHECK(grader::lesson_seed("") == 2166136261u);  // FNV-1a's offset basis: no platform hash
+}

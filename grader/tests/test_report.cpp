@@ -170,7 +170,7 @@ TEST_CASE("to_json has the documented fields, first unit on top and every unit i
   CHECK(keys(j) == std::set<std::string>{"lesson", "unit", "score", "max_score", "pass_line",
                                          "passed", "vetoes", "items", "units", "title",
                                          "submission", "seed", "lang", "messages", "isolation",
-                                         "build_failures"});
+                                         "reused", "build_failures"});
   CHECK(j["lesson"] == "lesson13");
   CHECK(j["unit"] == "exam");
   CHECK(j["score"].get<double>() == Approx(9.67));

@@ -99,9 +99,9 @@ class check_context {
   check_context(const course& c, const manifest& m, unsigned seed) : c_(c), m_(m) {
     base_.seed = seed;
     base_.language = lang::en;
-    // Results are reused only from byte-identical test binaries run earlier in
-    // this check with this seed; the solutions' grade runs everything afresh.
-    base_.cache_seed = seed;
+    // Results are reused only from byte-identical test binaries run with this seed
+    // (grade() asks the cache for the request's seed); the solutions' grade runs
+    // everything afresh.
   }
 
   const course& c() const { return c_; }

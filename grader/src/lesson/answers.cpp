@@ -406,6 +406,10 @@ answers_result grade_answers_file(const fs::path& file, const answer_key& key, l
     out.parts = grade_answers(parse_answers(read_text(file), display_path(file)), key, l);
   } catch (const input_error& e) {
     out.error = e.what();
+  } catch (const std::exception& e) {
+    // Whatever an answers file does to the parser, the code is still graded.
+    out.error = fmt::format("{}: the grader could not read this file ({})", display_path(file),
+                            e.what());
   }
   return out;
 }

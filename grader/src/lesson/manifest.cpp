@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -95,6 +96,12 @@ const exercise* manifest::find_exercise(const std::string& id) const {
 
 const exercise& manifest::exercise_of(const item& it) const {
   return *find_exercise(it.exercise);
+}
+
+unsigned lesson_seed(const std::string& lesson) {
+  std::uint32_t h = 2166136261u;  // FNV-1a: the same on every machine and compiler
+  for (const unsigned char c : lesson) h = (h ^ c) * 16777619u;
+  return h;
 }
 
 std::vector<std::string> course::lessons() const {

@@ -32,7 +32,7 @@ run_settings settings_of(const grade_request& req, const fs::path& tree) {
   s.limits.timeout = req.test_timeout;
   s.parallel = std::max(2u, std::thread::hardware_concurrency());
   s.fresh = req.fresh;
-  s.cache_seed = req.cache_seed;
+  s.cache_seed = req.seed;  // results drawn with another seed are never reused
   s.cache_dir = tree / "bin" / "runs";
   return s;
 }

@@ -45,7 +45,7 @@ test_runs run_tests(runner& r, const resolved& what, const build_result& built,
         run.exercise = f.ex->id;
         out.runs.push_back(std::move(run));
       }
-      out.reused.push_back(fmt::format("{} (seed {})", f.ex->file, cached_seed));
+      out.reused.push_back(f.ex->file);
     } else {
       jobs.insert(jobs.end(), mine.begin(), mine.end());
     }

@@ -231,13 +231,7 @@ report score_report(const manifest& m, const resolved& what, const build_result&
     if (!a.error.empty())
       rep.messages.push_back(
           trf(l, "答案文件无法读取：{}", "Cannot read the answers file: {}", a.error));
-  if (!runs.reused.empty()) {
-    std::string list;
-    for (const auto& r : runs.reused) list += (list.empty() ? "" : ", ") + r;
-    rep.messages.push_back(trf(
-        l, "未改动，沿用上次的测试结果：{}（--fresh 重新运行）",
-        "Unchanged, so the last grade's test results are reused: {} (--fresh re-runs them)", list));
-  }
+  rep.reused = runs.reused;
   in.runs = std::move(runs.runs);
   in.answers = std::move(answers);
   in.overrides = std::move(overrides);

@@ -96,6 +96,10 @@ struct course {
 course find_course(const std::filesystem::path& hint, const std::filesystem::path& start,
                    const std::filesystem::path& build_dir = {});
 
+// The seed a lesson's tests draw their inputs with unless --seed says otherwise:
+// fixed per lesson, so grading the same files twice gives the same report.
+unsigned lesson_seed(const std::string& lesson);
+
 // Parses and checks a manifest: its schema version, every key known, ids unique,
 // points adding up. Throws input_error naming the file and the problem.
 manifest load_manifest(const course& c, const std::string& lesson);

@@ -25,9 +25,8 @@ struct grade_request {
   unsigned seed = 0;  // Catch2 --rng-seed for the tests
   std::chrono::milliseconds test_timeout{std::chrono::seconds(10)};
   std::chrono::seconds build_timeout{std::chrono::minutes(5)};
-  std::filesystem::path tree;          // empty: course::grading_tree(lesson)
-  bool fresh = false;                  // re-run every test, even of unchanged test binaries
-  std::optional<unsigned> cache_seed;  // reuse only results made with this seed
+  std::filesystem::path tree;  // empty: course::grading_tree(lesson)
+  bool fresh = false;          // re-run every test, even of unchanged test binaries
   // Instructor review: item id -> points, replacing what the grader gave (an
   // explanation marked needs_review, say).
   std::map<std::string, double> overrides;

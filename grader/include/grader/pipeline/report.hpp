@@ -1,6 +1,6 @@
 // Stage 5's input: the grading result as plain data. Per unit: items with points
 // and feedback, vetoes, score, pass line and verdict; for the whole grade: the
-// messages (unfilled blanks, reused results), the exercises that did not build,
+// messages (unfilled blanks), the results reused from a cache, the exercises that did not build,
 // and how the tests were isolated. Reporters (reporter.hpp) turn it into text,
 // JSON and other formats.
 #pragma once
@@ -54,7 +54,10 @@ struct report {
   lang language = lang::en;
   unsigned seed = 0;
   std::string isolation;              // the runner's: "process", ...
-  std::vector<std::string> messages;  // unfilled blanks, unreadable files, reused results
+  std::vector<std::string> messages;  // unfilled blanks, unreadable answers files
+  // Exercise files whose unchanged test binaries kept the results of an earlier grade
+  // with the same seed: how the report was made, not what it says.
+  std::vector<std::string> reused;
   std::vector<build_failure> build_failures;
   std::vector<unit_report> units;
   nlohmann::json gpu;  // --gpu: the GPU section (null otherwise)

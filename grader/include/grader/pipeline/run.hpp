@@ -103,7 +103,7 @@ struct run_settings {
 };
 struct test_runs {
   std::vector<tag_run> runs;
-  std::vector<std::string> reused;  // "file (seed N)": results taken from the cache
+  std::vector<std::string> reused;  // exercise files whose results came from the cache
 };
 test_runs run_tests(runner& r, const resolved& what, const build_result& built,
                     const run_settings& s);

@@ -44,6 +44,7 @@ nlohmann::json to_json(const report& r) {
   out["lang"] = r.language == lang::zh ? "zh" : "en";
   out["messages"] = r.messages;
   out["isolation"] = r.isolation;
+  out["reused"] = r.reused;
   out["build_failures"] = nlohmann::json::array();
   for (const auto& b : r.build_failures)
     out["build_failures"].push_back(

@@ -72,6 +72,16 @@ std::string render_text(const report& r, bool color) {
     out += "\n";
     for (std::string_view line : split_lines(m)) out += fmt::format("  {}\n", line);
   }
+  if (!r.reused.empty()) {
+    std::string list;
+    for (const auto& f : r.reused) list += (list.empty() ? "" : ", ") + f;
+    out += "\n  " +
+           trf(l, "未改动，沿用上次（同一种子）的测试结果：{}（--fresh 重新运行）",
+               "Unchanged, so the last grade's results (same seed) are reused: {} (--fresh re-runs "
+               "them)",
+               list) +
+           "\n";
+  }
   for (const auto& b : r.build_failures) {
     out += "\n" + (b.timed_out ? trf(l, "  {} 没有在时限内编译完：\n",
                                      "  {} did not finish compiling in time:\n", b.file)

@@ -408,8 +408,8 @@ answers_result grade_answers_file(const fs::path& file, const answer_key& key, l
     out.error = e.what();
   } catch (const std::exception& e) {
     // Whatever an answers file does to the parser, the code is still graded.
-    out.error = fmt::format("{}: the grader could not read this file ({})", display_path(file),
-                            e.what());
+    out.error =
+        fmt::format("{}: the grader could not read this file ({})", display_path(file), e.what());
   }
   return out;
 }

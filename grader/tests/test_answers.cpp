@@ -26,7 +26,13 @@ using grader::input_error;
 using grader::lang;
 using grader::load_answer_key;
 using grader::normalise_term;
-using grader::parse_answers;
+// The line parser's interface before the CommonMark one: the first problem throws.
+grader::answers_doc parse_answers(std::string_view text, std::string_view name) {
+  auto doc = grader::parse_answers(text);
+  if (!doc.problems.empty())
+    throw grader::input_error(std::string(name) + doc.problems.front().message);
+  return doc;
+}
 using grader::part_grade;
 
 namespace {

@@ -131,7 +131,8 @@ std::string normalise_term(std::string_view s) {
   return compact;
 }
 
-answers_doc parse_answers(std::string_view text, std::string_view file_name) {
+namespace {
+answers_doc parse_answers_lines(std::string_view text, std::string_view file_name) {
   static const std::regex part_heading(R"(^\s*#{1,6}\s*\[([A-Za-z0-9_.-]+)\])");
   static const std::regex checkbox(R"(^\s*[-*]\s*\[([^\]]*)\]\s*(.*)$)");
   static const std::regex label(R"(^\(([a-z])\))");
@@ -202,6 +203,18 @@ answers_doc parse_answers(std::string_view text, std::string_view file_name) {
   }
   for (auto& [id, part] : doc.parts) part.answer = trim(part.answer);
   return doc;
+}
+}  // namespace
+
+// Stand-in until the CommonMark parser lands: a problem stops the whole file.
+answers_doc parse_answers(std::string_view text) {
+  try {
+    return parse_answers_lines(text, "");
+  } catch (const input_error& e) {
+    answers_doc doc;
+    doc.problems.push_back({0, e.what()});
+    return doc;
+  }
 }
 
 double answer_key::points_of(const std::string& item) const {
@@ -309,7 +322,7 @@ answer_key load_answer_key(const fs::path& file) {
 std::vector<part_grade> grade_answers(const answers_doc& doc, const answer_key& key, lang l) {
   std::vector<part_grade> out;
   for (const key_part& k : key.parts) {
-    part_grade g{k.id, k.item, 0, k.points, {}, k.type == "explanation", false, {}};
+    part_grade g{k.id, k.item, 0, k.points, {}, k.type == "explanation", false, {}, {}};
     const auto found = doc.parts.find(k.id);
     if (found == doc.parts.end()) {
       g.blank = true;
@@ -403,7 +416,10 @@ std::vector<part_grade> grade_answers(const answers_doc& doc, const answer_key& 
 answers_result grade_answers_file(const fs::path& file, const answer_key& key, lang l) {
   answers_result out;
   try {
-    out.parts = grade_answers(parse_answers(read_text(file), display_path(file)), key, l);
+    const answers_doc doc = parse_answers(read_text(file));
+    if (!doc.problems.empty())
+      throw input_error(display_path(file) + doc.problems.front().message);
+    out.parts = grade_answers(doc, key, l);
   } catch (const input_error& e) {
     out.error = e.what();
   } catch (const std::exception& e) {

@@ -24,20 +24,38 @@
 
 namespace grader {
 
+// One problem in an answers file, at its line (1-based; 0 when it has none).
+struct answers_problem {
+  int line = 0;
+  std::string message;  // English or bilingual, without the file name
+};
+
 struct answer_part {
   std::string id;
-  int line = 0;
-  std::set<std::string> ticked;   // option letters with [x]
+  int line = 0;                   // the heading's line
+  std::set<std::string> ticked;   // option letters ticked ([x], [X], [ x ], [√], [✓], [✔], ☑)
   std::set<std::string> options;  // every option letter present
-  std::string answer;             // text after answer: (and below it), trimmed
+  std::string answer;             // text after answer: (and the blocks below it), trimmed
+  int answer_line = 0;            // the line of "answer:" (0: none)
+  // Any other prose inside the part, e.g. a reason written under the boxes of a
+  // choice. Claims (misconceptions, lifted vetoes) read it with `answer`.
+  std::string prose;
+  // What is malformed in this part; a part with problems scores 0 and lists them all.
+  std::vector<answers_problem> problems;
 };
 
 struct answers_doc {
   std::map<std::string, answer_part> parts;
+  std::vector<answers_problem> problems;  // outside any part
+  // "" when the file was UTF-8; otherwise the encoding it was decoded from
+  // (e.g. "GB18030"), which the report mentions.
+  std::string encoding;
 };
 
-// Throws input_error "<file_name>:<line>: ..." when the file cannot be read as answers.
-answers_doc parse_answers(std::string_view text, std::string_view file_name);
+// Reads an answers file's bytes as CommonMark. Never throws on content: every
+// problem goes to the part it belongs to, or to doc.problems. A file that is
+// neither UTF-8 nor a known legacy encoding has no parts and one problem.
+answers_doc parse_answers(std::string_view bytes);
 
 struct key_point {
   text label;
@@ -69,6 +87,9 @@ answer_key load_answer_key(const std::filesystem::path& file);
 struct veto_hit {
   std::string id;
   std::string reason;
+  // Raised (or, in part_grade::lifted, lifted) on the strength of free text alone:
+  // the automatic verdict holds until a reviewer confirms or overrides it.
+  bool provisional = false;
 };
 
 struct part_grade {
@@ -78,6 +99,7 @@ struct part_grade {
   bool needs_review = false;
   bool blank = false;  // not answered (or its heading is missing)
   std::vector<veto_hit> vetoes;
+  std::vector<veto_hit> lifted;  // tick-based vetoes the part's own text argued away
 };
 
 std::vector<part_grade> grade_answers(const answers_doc& doc, const answer_key& key, lang l);

@@ -18,6 +18,7 @@ if(COURSE_BUILD_GRADER AND NOT COURSE_GRADING_LESSON)
   course_require(fmt libfmt-dev)
   course_require(nlohmann_json nlohmann-json3-dev)
   course_require(CLI11 libcli11-dev)
+  course_require(cmark libcmark-dev)  # answers.md parser (cmake/Findcmark.cmake)
 endif()
 if(NOT TARGET nlohmann_json::nlohmann_json)
   # The test harness's JSON reporter needs it in grading trees too.

@@ -11,6 +11,13 @@
 #   normal mode: exercise files come from solutions/<lesson>/ (ctest checks them);
 #   GRADING:     they come from ${CMAKE_BINARY_DIR}/submission/, where the grader
 #                writes one-line wrappers that #include the student's own files.
+# Grading trees build the C++ exercises' code with these (COURSE_SANITIZE, on by
+# default). CUDA exercises run on the emulator's fibers, which ASan cannot follow
+# without annotations, so they are built plainly.
+option(COURSE_SANITIZE "Grading trees: build C++ exercise code with ASan and UBSan" ON)
+set(course_sanitize_flags -fsanitize=address,undefined -fno-sanitize-recover=all
+    -fno-omit-frame-pointer)
+
 function(course_add_lesson lesson)
   cmake_parse_arguments(PARSE_ARGV 1 arg "GRADING" "" "")
   set(lesson_dir "${PROJECT_SOURCE_DIR}/lessons/${lesson}")
@@ -68,6 +75,13 @@ function(course_add_lesson lesson)
     else()
       target_sources(${lesson}_${id}_code PRIVATE "${source}")
       target_compile_options(${lesson}_${id}_code PRIVATE -O1)
+      if(arg_GRADING AND COURSE_SANITIZE)
+        # Graded C++ runs under AddressSanitizer and UBSan: a read one past a row
+        # fails the item with the sanitizer's summary instead of passing by luck.
+        # -g gives that summary the student's file and line.
+        target_compile_options(${lesson}_${id}_code PRIVATE ${course_sanitize_flags} -g)
+        set(sanitize_${id} ON)
+      endif()
       # The standard headers precompiled once per tree: a re-grade then compiles the
       # student's file in about 0.3 s instead of 0.9 s (docs/benchmarks.md).
       target_precompile_headers(${lesson}_${id}_code PRIVATE
@@ -89,6 +103,13 @@ function(course_add_lesson lesson)
     set(target ${lesson}_${id}_tests)
     add_executable(${target} "${test_source}")
     target_link_libraries(${target} PRIVATE ${lesson}_references ${lesson}_${id}_code)
+    if(kind STREQUAL "cpp")
+      # Heap accounting (course/alloc_count.hpp): tests can bound what student code allocates.
+      target_link_libraries(${target} PRIVATE course_alloc_count)
+    endif()
+    if(sanitize_${id})
+      target_link_options(${target} PRIVATE ${course_sanitize_flags})
+    endif()
     set_target_properties(${target} PROPERTIES RUNTIME_OUTPUT_DIRECTORY "${CMAKE_BINARY_DIR}/bin")
     if(NOT arg_GRADING AND COURSE_BUILD_TESTS)
       # The solutions must pass every test, veto detectors included, on fresh inputs.

@@ -4,6 +4,7 @@
 #   course.schemas.<schema>.meta       the schema is a valid draft 2020-12 JSON Schema
 #   course.schemas.<schema>.files      every real file obeys it: lessons/*/manifest.json,
 #                                      solutions/*/*key*.json, solutions/*/mutants/*/mutant.json
+#                                      (review: its valid fixture)
 #   course.schemas.<schema>.fixture    grader/tests/fixtures/schemas/<schema>.valid.json obeys it
 #   course.schemas.rejects.<fixture>   cmake/validate_json.py exits 1 on an invalid fixture and
 #                                      names the expected JSON path and error
@@ -30,7 +31,10 @@ function(course_add_schema_tests)
   file(GLOB answer_key_files CONFIGURE_DEPENDS "${root}/solutions/*/*key*.json")
   file(GLOB mutant_files CONFIGURE_DEPENDS "${root}/solutions/*/mutants/*/mutant.json")
 
-  foreach(schema IN ITEMS manifest answer_key mutant)
+  # No review file is part of the course: its valid fixture stands in for one.
+  set(review_files "${fixtures}/review.valid.json")
+
+  foreach(schema IN ITEMS manifest answer_key mutant review)
     set(schema_file "${root}/docs/${schema}.schema.json")
     add_test(NAME course.schemas.${schema}.meta COMMAND ${validate} "${schema_file}")
     set_tests_properties(course.schemas.${schema}.meta PROPERTIES
@@ -65,7 +69,7 @@ function(course_add_schema_tests)
     "answer_key|answer_key.choice-two-correct|$.parts[0].correct: ['a', 'b'] is too long"
     "answer_key|answer_key.unknown-type|$.parts[3].type: 'word' is not one of"
     "answer_key|answer_key.number-without-tolerance|$.parts[2]: 'tolerance' is a required property"
-    "answer_key|answer_key.empty-synonym|$.parts[4].key_points[0].any[5]: ''"
+    "answer_key|answer_key.empty-synonym|$.parts[4].key_points[0].claims[0][0][5]: ''"
     "answer_key|answer_key.negative-points|$.parts[0].points: -0.5 is less than the minimum of 0"
     "answer_key|answer_key.option-label|$.parts[1].correct[0]: '(a)' does not match"
     "mutant|mutant.typo-failed-item|$.expect: Additional properties are not allowed ('failed_item'"
@@ -74,6 +78,8 @@ function(course_add_schema_tests)
     "mutant|mutant.empty-find|$.edits[0].find: ''"
     "mutant|mutant.build-failure-path|$.expect.build_failures[0]: 'solutions/lesson99/scan_gpu.cu' does not match"
     "mutant|mutant.passed-as-string|$.expect.passed: 'false' is not of type 'boolean'"
+    "review|review.veto-true|$.vetoes.exam['flops-reduced']: True is not one of"
+    "review|review.flat-items|$: Additional properties are not allowed ('q1'"
     "invalid|invalid.schema|$.type: not a valid schema")
   # sh -c SCRIPT VALIDATOR... : the validator must exit 1 and print FILE: <expected>.
   set(expect_error [[

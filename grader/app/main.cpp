@@ -22,7 +22,9 @@
 #include "grader/base/files.hpp"
 #include "grader/commands/dev.hpp"
 #include "grader/commands/gpu.hpp"
+#include "grader/lesson/answers.hpp"
 #include "grader/lesson/manifest.hpp"
+#include "grader/lesson/review.hpp"
 #include "grader/pipeline/grade.hpp"
 #include "grader/pipeline/reporter.hpp"
 #include "grader/pipeline/resolve.hpp"
@@ -40,32 +42,19 @@ lang lang_from_env() {
   return lang::en;
 }
 
-// {"q1": 1.5, ...}: every key an item of the lesson, every value a number.
-std::map<std::string, double> load_overrides(const std::string& file, const manifest& m) {
-  std::ifstream in(file);
-  if (!in) throw cannot_grade("cannot read the override file " + file);
-  const auto j = nlohmann::json::parse(in, nullptr, false);
-  if (j.is_discarded() || !j.is_object())
-    throw cannot_grade(file + ": an override file is a JSON object {\"item id\": points}");
-  std::map<std::string, double> out;
-  for (const auto& [id, value] : j.items()) {
-    bool known = false;
-    for (const unit& u : m.units)
-      for (const item& it : u.items) known |= it.id == id;
-    if (!known) throw cannot_grade(file + ": \"" + id + "\" is not an item of " + m.lesson);
-    if (!value.is_number())
-      throw cannot_grade(file + ": the points for \"" + id + "\" must be a number");
-    double max_points = 0;
-    for (const unit& u : m.units)
-      for (const item& it : u.items)
-        if (it.id == id) max_points = it.points;
-    const double points = value.get<double>();
-    if (!(points >= 0 && points <= max_points))
-      throw cannot_grade(fmt::format("{}: \"{}\" is worth 0 to {:g} points, not {:g}", file, id,
-                                     max_points, points));
-    out[id] = points;
+// The instructor's review file, checked against the lesson's items, units, vetoes
+// and the parts of its answer keys.
+review load_overrides(const course& c, const std::string& file, const manifest& m) {
+  std::map<std::string, double> part_points;
+  for (const exercise& e : m.exercises)
+    if (e.kind == "answers")
+      for (const key_part& p : load_answer_key(c.solutions_dir(m.lesson) / e.key).parts)
+        part_points[p.id] = p.points;
+  try {
+    return load_review(file, m, part_points);
+  } catch (const input_error& e) {
+    throw cannot_grade(e.what());
   }
-  return out;
 }
 
 int fail_to_grade(const std::string& why) {
@@ -187,7 +176,7 @@ int run_grade(const course& c, const options& o, lang l) {
   req.build_timeout = std::chrono::seconds(o.build_timeout_s);
   if (!o.build_dir.empty()) req.tree = fs::absolute(o.build_dir);
   req.fresh = o.fresh;
-  if (!o.override_file.empty()) req.overrides = load_overrides(o.override_file, m);
+  if (!o.override_file.empty()) req.overrides = load_overrides(c, o.override_file, m);
   report rep = grade(c, m, req);
 
   // Text goes out before the GPU part, which takes minutes; other formats hold

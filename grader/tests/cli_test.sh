@@ -50,7 +50,7 @@ out="$(run --submission "$work/sub" --json "$work/r.json")"; rc=$?
 check "compile error + malformed answers -> graded, exit 1" test "$rc" -eq 1
 line=$(wc -l <"$work/sub/$cpp")
 check "compile error shown at the student's file:line:col" grep -qE "sub/$cpp:$line:[0-9]+: error" <<<"$out"
-check "malformed answers file named with its line" grep -qE "$answers:[0-9]+: checkbox mark" <<<"$out"
+check "a malformed part named with its line, alone" grep -qE "q1\.[a-h]: line [0-9]+: checkbox mark" <<<"$out"
 check "JSON report written" python3 -c "import json,sys; r=json.load(open('$work/r.json')); sys.exit(r['passed'] is not False)"
 check "the JSON names the one file that does not compile" python3 -c "
 import json, sys
@@ -81,15 +81,22 @@ sys.exit(not (ok and others and all(u['passed'] for u in others)))"
 out="$("$grader" "$lesson" --root "$root" --build-dir "$work/tree" --answers --lang zh)"; rc=$?
 check "--answers passes (exit 0) and --lang zh speaks Chinese" test "$rc" -eq 0 -a -n "$(grep -F '通过线' <<<"$out")"
 
-# An instructor's review overrides an item's points; a bad override file is a one-line error.
-printf '{"q1": 1.5}' >"$work/override.json"
+# An instructor's review sets item and part points and vetoes; the report keeps the
+# grader's values beside them; a bad override file is a one-line error.
+printf '{"schema": 1, "items": {"q1": 1.5}, "parts": {"q2.h": 0.1},
+  "vetoes": {"exam": {"flops-reduced": "set"}}}' >"$work/override.json"
 "$grader" "$lesson" --root "$root" --build-dir "$work/tree" --answers --override "$work/override.json" --json "$work/o.json" >/dev/null
-check "--override sets the item's points and clears needs_review" python3 -c "
+check "--override sets item and part points, keeps the automatic ones, and sets a veto" python3 -c "
 import json, sys
 r = json.load(open('$work/o.json'))
-q1 = [i for i in r['items'] if i['id'] == 'q1'][0]
-sys.exit(not (q1['points'] == 1.5 and q1['needs_review'] is False and r['score'] == 9.5))"
-printf '{"no_such_item": 1}' >"$work/bad.json"
+items = {i['id']: i for i in r['items']}
+q1, q2 = items['q1'], items['q2']
+veto = [v for v in r['vetoes'] if v['id'] == 'flops-reduced']
+sys.exit(not (q1['points'] == 1.5 and q1['auto_points'] == 2 and q1['reviewed'] and not q1['needs_review']
+              and q2['reviewed'] and abs(q2['points'] - (2 - 0.35 + 0.1)) < 1e-9
+              and veto and veto[0]['review'] == 'set' and veto[0]['applies'] and r['passed'] is False
+              and r['review_file'].endswith('override.json')))"
+printf '{"schema": 1, "items": {"no_such_item": 1}}' >"$work/bad.json"
 check "an override naming an unknown item -> one-line error, exit 2" \
   one_line_error "$grader" "$lesson" --root "$root" --build-dir "$work/tree" --answers --override "$work/bad.json"
 
@@ -104,8 +111,8 @@ def graded(f):
 a, b, c = (graded('$work/' + n + '.json') for n in ('once', 'twice', 'fresh'))
 sys.exit(not (a == b == c and json.load(open('$work/twice.json'))['reused']))"
 
-printf '{"q1": 7}' >"$work/big.json"
-check "an override above the item's points -> one-line error, exit 2" \
+printf '{"schema": 1, "parts": {"q1.h": 7}}' >"$work/big.json"
+check "an override above the part's points -> one-line error, exit 2 (never a clamp)" \
   one_line_error "$grader" "$lesson" --root "$root" --build-dir "$work/tree" --answers --override "$work/big.json"
 check "dev check --only with an unknown check -> one-line error, exit 2" \
   one_line_error "$grader" dev check "$lesson" --root "$root" --only no-such-check

@@ -170,7 +170,7 @@ TEST_CASE("to_json has the documented fields, first unit on top and every unit i
   CHECK(keys(j) == std::set<std::string>{"lesson", "unit", "score", "max_score", "pass_line",
                                          "passed", "vetoes", "items", "units", "title",
                                          "submission", "seed", "lang", "messages", "isolation",
-                                         "reused", "build_failures"});
+                                         "reused", "build_failures", "provisional", "review_file"});
   CHECK(j["lesson"] == "lesson13");
   CHECK(j["unit"] == "exam");
   CHECK(j["score"].get<double>() == Approx(9.67));
@@ -186,14 +186,15 @@ TEST_CASE("to_json has the documented fields, first unit on top and every unit i
 
   REQUIRE(j["vetoes"].is_array());
   REQUIRE(j["vetoes"].size() == 1);
-  CHECK(keys(j["vetoes"][0]) == std::set<std::string>{"id", "reason"});
+  CHECK(keys(j["vetoes"][0]) ==
+        std::set<std::string>{"id", "reason", "applies", "provisional", "lifted", "review"});
   CHECK(j["vetoes"][0]["id"] == "flops-reduced");
   CHECK(j["vetoes"][0]["reason"] == "q1.d: ticked (a)");
 
   REQUIRE(j["items"].size() == 6);
   for (const auto& it : j["items"])
     CHECK(keys(it) == std::set<std::string>{"id", "title", "points", "max_points", "status",
-                                            "feedback", "needs_review"});
+                                            "feedback", "needs_review", "auto_points", "reviewed"});
   CHECK(j["items"][0]["id"] == "code.update");
   CHECK(j["items"][0]["title"] == "Online update");
   CHECK(j["items"][0]["points"].get<double>() == 2);
@@ -211,7 +212,8 @@ TEST_CASE("to_json has the documented fields, first unit on top and every unit i
        {"lesson", "unit", "score", "max_score", "pass_line", "passed", "vetoes", "items"})
     CHECK(j["units"][0][k] == j[k]);
   CHECK(keys(j["units"][1]) == std::set<std::string>{"lesson", "unit", "score", "max_score",
-                                                     "pass_line", "passed", "vetoes", "items"});
+                                                     "pass_line", "passed", "provisional", "vetoes",
+                                                     "items"});
   CHECK(j["units"][1]["lesson"] == "lesson13");
   CHECK(j["units"][1]["unit"] == "extra");
   CHECK(j["units"][1]["passed"] == false);
@@ -265,7 +267,9 @@ TEST_CASE("render_text shows the items, PASS and no vetoes for a passing unit", 
   CHECK_THAT(text, Contains("The online update is right."));
   CHECK_THAT(text, Contains("(needs review)"));
   CHECK_THAT(text, Contains("  Vetoes: none\n"));
-  CHECK_THAT(text, Contains("  Score 10 / 10   pass line 8   PASS\n"));
+  CHECK_THAT(
+      text,
+      Contains("  Score 10 / 10   pass line 8   PASS (provisional: parts wait for review)\n"));
   CHECK_FALSE(text.find("FAIL") != std::string::npos);
   CHECK(text.find('\033') == std::string::npos);  // no colour asked for
 }
@@ -284,7 +288,9 @@ TEST_CASE("render_text shows FAIL, the vetoes and their reasons", "[report]") {
                             "     q1.d: ticked (a)\n"));
   CHECK_THAT(text, Contains("      q3.a: wrong choice\n"));
   CHECK_THAT(text, Contains("  ~ q3 "));
-  CHECK_THAT(text, Contains("  Score 8.5 / 10   pass line 8   FAIL\n"));
+  CHECK_THAT(
+      text,
+      Contains("  Score 8.5 / 10   pass line 8   FAIL (provisional: parts wait for review)\n"));
   CHECK(text.find("PASS") == std::string::npos);
   CHECK(text.find("Vetoes: none") == std::string::npos);
 
@@ -309,7 +315,7 @@ TEST_CASE("render_text speaks Chinese and aligns CJK titles by display width", "
   CHECK_THAT(text, Contains("提交： exercises/lesson13\n"));
   CHECK_THAT(text, Contains("（待人工复核）"));
   CHECK_THAT(text, Contains("  一票否决：无\n"));
-  CHECK_THAT(text, Contains("  得分 3.5 / 6   通过线 4   FAIL\n"));
+  CHECK_THAT(text, Contains("  得分 3.5 / 6   通过线 4   FAIL（暂定：有待人工复核的部分）\n"));
 
   // Every item row puts its " / " at the same terminal column.
   std::vector<size_t> columns;

@@ -233,7 +233,8 @@ TEST_CASE("score_unit: answers parts add up, blanks are named, a malformed file 
   REQUIRE(exam.vetoes.size() == 1);
   CHECK(exam.vetoes[0].title == "FLOPs");
 
-  in.answers["questions"] = {{}, "answers.md:3: checkbox mark 'y'"};
+  in.answers["questions"] = {};
+  in.answers["questions"].error = "answers.md:3: checkbox mark 'y'";
   exam = grader::score_unit(m, unit_named(m, "exam"), in, lang::en);
   CHECK(exam.items[1].status == item_status::error);
   CHECK(exam.items[1].feedback == "answers.md:3: checkbox mark 'y'");
@@ -244,14 +245,145 @@ TEST_CASE("score_unit: an instructor's override sets the points and ends the rev
   const auto m = tiny_manifest();
   auto in = all_right();
   in.answers["questions"].parts[0].needs_review = true;
-  in.overrides["q1"] = 0.5;
+  in.overrides.items["q1"] = 0.5;
   const auto exam = grader::score_unit(m, unit_named(m, "exam"), in, lang::zh);
   CHECK(exam.items[1].points == 0.5);
+  CHECK(exam.items[1].auto_points == 2);  // the grader's own value is kept beside it
+  CHECK(exam.items[1].reviewed);
   CHECK(exam.items[1].status == item_status::partial);
   CHECK_FALSE(exam.items[1].needs_review);
+  CHECK_FALSE(exam.provisional);
   CHECK_THAT(exam.items[1].feedback, Contains("教师复核"));
   CHECK(exam.score == 2.5);
   CHECK_FALSE(exam.passed);
+}
+
+namespace {
+
+// q1 of two parts: q1.a (1 point, right) and q1.h, an explanation (1 point).
+score_inputs with_explanation(double explanation_points) {
+  auto in = all_right();
+  grader::part_grade a, h;
+  a.id = "q1.a";
+  a.item = h.item = "q1";
+  a.points = a.max_points = h.max_points = 1;
+  h.id = "q1.h";
+  h.points = explanation_points;
+  h.needs_review = true;
+  in.answers["questions"].parts = {a, h};
+  return in;
+}
+
+}  // namespace
+
+TEST_CASE("score_unit: a part override replaces that part alone and ends its review", "[score]") {
+  const auto m = tiny_manifest();
+  auto in = with_explanation(0.25);
+  auto exam = grader::score_unit(m, unit_named(m, "exam"), in, lang::en);
+  CHECK(exam.items[1].points == 1.25);
+  CHECK(exam.items[1].needs_review);
+  CHECK(exam.provisional);  // an explanation judged by the grader alone
+  in.overrides.parts["q1.h"] = 1;
+  exam = grader::score_unit(m, unit_named(m, "exam"), in, lang::en);
+  CHECK(exam.items[1].points == 2);
+  CHECK(exam.items[1].auto_points == 1.25);
+  CHECK(exam.items[1].reviewed);
+  CHECK_FALSE(exam.items[1].needs_review);
+  CHECK_FALSE(exam.provisional);
+  CHECK_THAT(exam.items[1].feedback, Contains("q1.h") && Contains("automatic: 0"));
+  CHECK(exam.passed);
+}
+
+TEST_CASE("score_unit: a veto from free text is provisional; a review confirms or clears it",
+          "[score]") {
+  const auto m = tiny_manifest();
+  auto in = with_explanation(1);
+  in.answers["questions"].parts[1].vetoes = {{"flops", "\"FA does fewer FLOPs\"", true}};
+  auto exam = grader::score_unit(m, unit_named(m, "exam"), in, lang::en);
+  REQUIRE(exam.vetoes.size() == 1);
+  CHECK(exam.vetoes[0].provisional);
+  CHECK(exam.vetoes[0].applies());
+  CHECK_FALSE(exam.passed);  // the automatic verdict holds until a review
+  CHECK(exam.provisional);
+
+  in.overrides.vetoes["exam"]["flops"] = grader::veto_decision::clear;
+  in.overrides.parts["q1.h"] = 1;
+  exam = grader::score_unit(m, unit_named(m, "exam"), in, lang::en);
+  REQUIRE(exam.vetoes.size() == 1);  // kept in the report, marked
+  CHECK(exam.vetoes[0].review == "cleared");
+  CHECK_FALSE(exam.vetoes[0].applies());
+  CHECK(exam.passed);
+  CHECK_FALSE(exam.provisional);
+
+  in.overrides.vetoes["exam"]["flops"] = grader::veto_decision::set;
+  exam = grader::score_unit(m, unit_named(m, "exam"), in, lang::en);
+  CHECK(exam.vetoes[0].review == "set");
+  CHECK_FALSE(exam.passed);
+  CHECK_FALSE(exam.provisional);
+}
+
+TEST_CASE("score_unit: a tick veto lifted by the part's own reason does not apply, provisionally",
+          "[score]") {
+  const auto m = tiny_manifest();
+  auto in = with_explanation(1);
+  in.answers["questions"].parts[0].lifted = {{"flops", "ticked (a), but explains", true}};
+  in.answers["questions"].parts[0].needs_review = true;
+  auto exam = grader::score_unit(m, unit_named(m, "exam"), in, lang::en);
+  REQUIRE(exam.vetoes.size() == 1);
+  CHECK(exam.vetoes[0].lifted);
+  CHECK_FALSE(exam.vetoes[0].applies());
+  CHECK(exam.passed);
+  CHECK(exam.provisional);
+  // The same veto raised firmly elsewhere (a code detector, another part) applies.
+  in.answers["questions"].parts[1].vetoes = {{"flops", "ticked (d)", false}};
+  exam = grader::score_unit(m, unit_named(m, "exam"), in, lang::en);
+  REQUIRE(exam.vetoes.size() == 1);
+  CHECK(exam.vetoes[0].applies());
+  CHECK_FALSE(exam.vetoes[0].provisional);
+  CHECK_FALSE(exam.passed);
+  // A review can raise a veto nobody found.
+  in = all_right();
+  in.overrides.vetoes["exam"]["flops"] = grader::veto_decision::set;
+  exam = grader::score_unit(m, unit_named(m, "exam"), in, lang::en);
+  REQUIRE(exam.vetoes.size() == 1);
+  CHECK(exam.vetoes[0].review == "set");
+  CHECK_FALSE(exam.passed);
+}
+
+TEST_CASE("score_code_item: a sanitizer's stop fails the item with its summary, never a veto",
+          "[score]") {
+  const auto m = tiny_manifest();
+  auto in = all_right();
+  in.runs[0] = run_of("code", protocol::item_tag("code.a"), {}, grader::sanitizer_exit_code);
+  in.runs[0].process.output =
+      "==1==ERROR: AddressSanitizer: heap-buffer-overflow on address 0x6 at pc 0x5 bp 0x4\n"
+      "READ of size 4 at 0x6 thread T0\n"
+      "    #0 0x55 in std::max_element(float const*) /usr/include/c++/12/bits/stl_algo.h:5632\n"
+      "    #1 0x56 in lesson13::update(float const*, int) /home/s/hw/code.cpp:23\n"
+      "SUMMARY: AddressSanitizer: heap-buffer-overflow /usr/include/c++/12/bits/stl_algo.h:5632\n";
+  in.runs[2] = run_of("code", protocol::veto_tag("exam", "flops"), {failing("d", "assertion", "x")},
+                      grader::sanitizer_exit_code);
+  const auto exam = grader::score_unit(m, unit_named(m, "exam"), in, lang::en);
+  CHECK(exam.items[0].status == item_status::fail);
+  CHECK_THAT(exam.items[0].feedback,
+             Contains("heap-buffer-overflow, READ of size 4 at code.cpp:23"));
+  CHECK_FALSE(Catch::Matchers::Contains("Check m.").match(exam.items[0].feedback));
+  CHECK(exam.vetoes.empty());
+}
+
+TEST_CASE("sanitizer_summary: UBSan's runtime error with the student's place", "[score]") {
+  CHECK(
+      grader::sanitizer_summary(
+          "/tmp/s/code.cpp:30:12: runtime error: index 32 out of bounds for type 'float [32]'\n"
+          "SUMMARY: UndefinedBehaviorSanitizer: undefined-behavior /tmp/s/code.cpp:30:12 in\n",
+          "code.cpp") ==
+      "UndefinedBehaviorSanitizer: index 32 out of bounds for type 'float [32]' at code.cpp:30:12");
+  CHECK(grader::sanitizer_summary("ordinary output\nno report\n", "code.cpp").empty());
+  // Not in the student's file: where it was first seen, said as such.
+  CHECK_THAT(grader::sanitizer_summary("==1==ERROR: AddressSanitizer: SEGV on unknown address\n"
+                                       "    #0 0x1 in f /x/lib.h:9\n",
+                                       "code.cpp"),
+             Contains("SEGV") && Contains("first reported at lib.h:9"));
 }
 
 TEST_CASE("score_report: build failures, blanks and reused results are reported once each",

@@ -48,9 +48,18 @@ std::set<std::string> not_passed(const unit_report& u) {
   return s;
 }
 
+// The vetoes that count against the verdict (a lifted or cleared one is listed, not applied).
 std::set<std::string> veto_ids(const unit_report& u) {
   std::set<std::string> s;
-  for (const auto& v : u.vetoes) s.insert(v.id);
+  for (const auto& v : u.vetoes)
+    if (v.applies()) s.insert(v.id);
+  return s;
+}
+
+std::set<std::string> lifted_ids(const unit_report& u) {
+  std::set<std::string> s;
+  for (const auto& v : u.vetoes)
+    if (!v.applies()) s.insert(v.id);
   return s;
 }
 
@@ -61,8 +70,9 @@ std::set<std::string> failed_builds(const report& r) {
 }
 
 std::string verdict_text(const unit_report& u) {
-  return fmt::format("{:g}/{:g}, not passed: {}; vetoes: {}; {}", u.score, u.max_score,
-                     join(not_passed(u)), join(veto_ids(u)), u.passed ? "PASS" : "FAIL");
+  return fmt::format("{:g}/{:g}, not passed: {}; vetoes: {}; lifted: {}; {}{}", u.score,
+                     u.max_score, join(not_passed(u)), join(veto_ids(u)), join(lifted_ids(u)),
+                     u.passed ? "PASS" : "FAIL", u.provisional ? " (provisional)" : "");
 }
 
 // Two grades of one unit agree: every item's points and status, the vetoes, the verdict.
@@ -356,6 +366,7 @@ verdict check_mutant(check_context& cx, const mutant& mu) {
   const auto want_vetoes = expect.value("vetoes", std::set<std::string>{});
   const auto want_builds = expect.value("build_failures", std::set<std::string>{});
   const bool want_pass = expect.value("passed", want_failed.empty() && want_vetoes.empty());
+  const auto want_lifted = expect.value("lifted", std::set<std::string>{});
   grade_request r = cx.request(write_mutant(cx, mu), "mutant " + mu.name);
   if (spec.contains("test_timeout_s"))
     r.test_timeout =
@@ -364,9 +375,17 @@ verdict check_mutant(check_context& cx, const mutant& mu) {
   std::string why;
   const unit_report* u = find_unit(got, unit_id);
   if (!u) return {false, "no unit " + unit_id};
-  if (not_passed(*u) != want_failed || veto_ids(*u) != want_vetoes || u->passed != want_pass)
-    why += fmt::format("declared not passed: {}; vetoes: {}; {}\ngot {}\n", join(want_failed),
-                       join(want_vetoes), want_pass ? "PASS" : "FAIL", verdict_text(*u));
+  const bool provisional_ok =
+      !expect.contains("provisional") || expect["provisional"].get<bool>() == u->provisional;
+  if (not_passed(*u) != want_failed || veto_ids(*u) != want_vetoes ||
+      lifted_ids(*u) != want_lifted || u->passed != want_pass || !provisional_ok)
+    why += fmt::format("declared not passed: {}; vetoes: {}; lifted: {}; {}{}\ngot {}\n",
+                       join(want_failed), join(want_vetoes), join(want_lifted),
+                       want_pass ? "PASS" : "FAIL",
+                       !expect.contains("provisional")     ? ""
+                       : expect["provisional"].get<bool>() ? " (provisional)"
+                                                           : " (not provisional)",
+                       verdict_text(*u));
   if (failed_builds(got) != want_builds)
     why += fmt::format("declared build failures: {}; got {}\n", join(want_builds),
                        join(failed_builds(got)));

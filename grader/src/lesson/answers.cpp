@@ -14,6 +14,7 @@
 #include "grader/base/error.hpp"
 #include "grader/base/i18n.hpp"
 #include "grader/base/files.hpp"
+#include "grader/lesson/quantity.hpp"
 
 namespace fs = std::filesystem;
 using nlohmann::json;
@@ -49,29 +50,6 @@ void replace_all(std::string& s, std::string_view from, std::string_view to) {
   s = std::move(out);
 }
 
-// The first number in an answer ("~3.35 TB/s" -> 3.35), skipping digits inside a word
-// ("H100: 3.35" -> 3.35). A comma before exactly three digits separates thousands;
-// any other comma between digits is a decimal comma ("3,35" -> 3.35).
-bool first_number(const std::string& whole, double* out) {
-  // std::regex recurses per character: a number is looked for in the first 512 only.
-  const std::string s = whole.substr(0, 512);
-  static const std::regex thousands(R"((\d),(\d{3})(?!\d))");
-  static const std::regex decimal_comma(R"((\d),(\d))");
-  static const std::regex number(R"((^|[^A-Za-z0-9_.])([-+]?(\d+(\.\d*)?|\.\d+)([eE][-+]?\d+)?))");
-  std::string plain = s, previous;
-  while (plain != previous) {  // 33,554,432 needs two passes
-    previous = plain;
-    plain = std::regex_replace(plain, thousands, "$1$2");
-  }
-  plain = std::regex_replace(plain, decimal_comma, "$1.$2");
-  std::smatch m;
-  if (!std::regex_search(plain, m, number)) return false;
-  // strtod, not stod: a number too large for a double (1e999) is no number, not a crash.
-  errno = 0;
-  *out = std::strtod(m[2].str().c_str(), nullptr);
-  return errno != ERANGE && std::isfinite(*out);
-}
-
 // True when s is "(...)" and that first parenthesis closes only at the end.
 bool wraps(std::string_view s) {
   if (s.size() < 2 || s.front() != '(' || s.back() != ')') return false;
@@ -83,7 +61,6 @@ bool wraps(std::string_view s) {
   return true;
 }
 
-// Length of a leading "answer:" (any case, ASCII or full-width colon), else 0.
 std::string letters(const std::set<std::string>& s) {
   std::string out;
   for (const auto& x : s) out += (out.empty() ? "(" : ", (") + x + ")";
@@ -91,13 +68,6 @@ std::string letters(const std::set<std::string>& s) {
 }
 
 }  // namespace
-
-size_t answer_prefix(std::string_view t) {
-  if (t.size() < 7 || lower_ascii(t.substr(0, 6)) != "answer") return 0;
-  if (t.substr(6).starts_with(":")) return 7;
-  if (t.substr(6).starts_with("：")) return 6 + std::string_view("：").size();
-  return 0;
-}
 
 std::string normalise_term(std::string_view s) {
   std::string t = lower_ascii(trim(s));
@@ -131,92 +101,6 @@ std::string normalise_term(std::string_view s) {
   return compact;
 }
 
-namespace {
-answers_doc parse_answers_lines(std::string_view text, std::string_view file_name) {
-  static const std::regex part_heading(R"(^\s*#{1,6}\s*\[([A-Za-z0-9_.-]+)\])");
-  static const std::regex checkbox(R"(^\s*[-*]\s*\[([^\]]*)\]\s*(.*)$)");
-  static const std::regex label(R"(^\(([a-z])\))");
-  answers_doc doc;
-  answer_part* current = nullptr;
-  bool in_answer = false, in_comment = false;
-  int n = 0;
-  for (std::string_view raw : split_lines(text)) {
-    ++n;
-    std::string line(raw);
-    // HTML comments are notes to the reader, never answers.
-    if (in_comment) {
-      if (line.find("-->") == std::string::npos) continue;
-      line = line.substr(line.find("-->") + 3);
-      in_comment = false;
-    }
-    for (size_t b; (b = line.find("<!--")) != std::string::npos;) {
-      const size_t e = line.find("-->", b + 4);
-      if (e == std::string::npos) {
-        line = line.substr(0, b);
-        in_comment = true;
-        break;
-      }
-      line.erase(b, e + 3 - b);
-    }
-    const std::string t = trim(line);
-    std::smatch m;
-    if (t.starts_with("#")) {
-      in_answer = false;
-      current = nullptr;
-      if (std::regex_search(line, m, part_heading)) {
-        const std::string id = m[1].str();
-        if (doc.parts.count(id))
-          throw input_error(fmt::format("{}:{}: part [{}] appears twice (first at line {})",
-                                        file_name, n, id, doc.parts[id].line));
-        current = &doc.parts[id];
-        current->id = id;
-        current->line = n;
-      }
-      continue;
-    }
-    if (!current) continue;
-    if (in_answer) {
-      if (!current->answer.empty() || !t.empty())
-        current->answer += (current->answer.empty() ? "" : "\n") + t;
-      continue;
-    }
-    if (const size_t skip = answer_prefix(t)) {
-      current->answer = trim(t.substr(skip));
-      in_answer = true;
-      continue;
-    }
-    if (std::regex_match(line, m, checkbox)) {
-      const std::string mark = m[1].str(), rest = m[2].str();
-      std::smatch lm;
-      if (!std::regex_search(rest, lm, label))
-        throw input_error(fmt::format("{}:{}: a checkbox in [{}] lost its (a)-style label",
-                                      file_name, n, current->id));
-      const std::string option = lm[1].str();
-      current->options.insert(option);
-      if (mark == "x" || mark == "X")
-        current->ticked.insert(option);
-      else if (mark != " " && !mark.empty())  // [✓], [ x ]: say so rather than read it as blank
-        throw input_error(
-            fmt::format("{}:{}: checkbox mark '[{}]' in [{}]: use [x] to tick or [ ] to leave",
-                        file_name, n, mark, current->id));
-    }
-  }
-  for (auto& [id, part] : doc.parts) part.answer = trim(part.answer);
-  return doc;
-}
-}  // namespace
-
-// Stand-in until the CommonMark parser lands: a problem stops the whole file.
-answers_doc parse_answers(std::string_view text) {
-  try {
-    return parse_answers_lines(text, "");
-  } catch (const input_error& e) {
-    answers_doc doc;
-    doc.problems.push_back({0, e.what()});
-    return doc;
-  }
-}
-
 double answer_key::points_of(const std::string& item) const {
   double total = 0;
   for (const auto& p : parts)
@@ -241,7 +125,15 @@ answer_key load_answer_key(const fs::path& file) {
     };
     if (!j.is_object())
       throw input_error(fmt::format("{}: an answer key is a JSON object", file.string()));
-    only_keys(j, {"schema", "comment", "parts"}, "the key");
+    only_keys(j, {"schema", "comment", "parts", "misconceptions"}, "the key");
+    // A claim list (claims.hpp), or an input_error naming where it is.
+    auto read_claims = [&](const json& c, const std::string& where) {
+      try {
+        return claims_from_json(c);
+      } catch (const std::invalid_argument& e) {
+        throw input_error(fmt::format("{}: {}: {}", file.string(), where, e.what()));
+      }
+    };
     for (const json& p : j.at("parts")) {
       key_part k;
       k.id = p.at("id");
@@ -250,17 +142,17 @@ answer_key load_answer_key(const fs::path& file) {
       if (type == "choice")
         only_keys(p,
                   {"id", "item", "type", "points", "veto_if_blank", "options", "correct",
-                   "veto_if_selected", "veto_if_wrong"},
+                   "veto_if_selected", "veto_if_wrong", "veto_lifted_by"},
                   where);
       else if (type == "multi")
         only_keys(p,
                   {"id", "item", "type", "points", "veto_if_blank", "options", "correct",
-                   "veto_if_selected"},
+                   "veto_if_selected", "veto_lifted_by"},
                   where);
       else if (type == "number")
         only_keys(p,
-                  {"id", "item", "type", "points", "veto_if_blank", "value", "tolerance", "unit",
-                   "veto_if_outside"},
+                  {"id", "item", "type", "points", "veto_if_blank", "value", "tolerance",
+                   "relative_tolerance", "unit", "veto_if_outside"},
                   where);
       else if (type == "term")
         only_keys(p, {"id", "item", "type", "points", "veto_if_blank", "accept"}, where);
@@ -275,15 +167,16 @@ answer_key load_answer_key(const fs::path& file) {
       } else if (k.type == "number") {
         k.value = p.at("value");
         k.tolerance = p.at("tolerance");
+        k.relative_tolerance = p.value("relative_tolerance", 0.0);
         k.unit = p.value("unit", "");
       } else if (k.type == "term") {
         for (const auto& a : p.at("accept"))
           k.accept.push_back(normalise_term(a.get<std::string>()));
       } else if (k.type == "explanation") {
         for (const json& kp : p.at("key_points")) {
-          key_point point{{kp.at("label").at("zh"), kp.at("label").at("en")}, {}};
-          for (const auto& s : kp.at("any")) point.any.push_back(lower_ascii(s.get<std::string>()));
-          k.key_points.push_back(std::move(point));
+          only_keys(kp, {"label", "claims"}, where + "'s key point");
+          k.key_points.push_back({{kp.at("label").at("zh"), kp.at("label").at("en")},
+                                  read_claims(kp.at("claims"), where + "'s key point")});
         }
       } else {
         throw input_error(
@@ -292,6 +185,8 @@ answer_key load_answer_key(const fs::path& file) {
       k.veto_if_selected = p.value("veto_if_selected", std::map<std::string, std::string>{});
       k.veto_if_wrong = p.value("veto_if_wrong", "");
       k.veto_if_blank = p.value("veto_if_blank", "");
+      if (p.contains("veto_lifted_by"))
+        k.veto_lifted_by = read_claims(p["veto_lifted_by"], where + "'s veto_lifted_by");
       if (p.contains("veto_if_outside")) {
         k.outside_lo = p["veto_if_outside"].at("range").at(0);
         k.outside_hi = p["veto_if_outside"].at("range").at(1);
@@ -311,7 +206,28 @@ answer_key load_answer_key(const fs::path& file) {
         if (!k.options.count(option)) bad("vetoes option (" + option + "), which does not exist");
       if (k.type == "explanation" && k.key_points.empty()) bad("has no key points");
       if (k.type == "term" && k.accept.empty()) bad("accepts no term");
+      if (k.type == "number" && (k.tolerance < 0 || k.relative_tolerance < 0))
+        bad("has a negative tolerance");
+      // Answers are converted to the key's unit, so the reader must know it.
+      if (k.type == "number" && !parse_unit(k.unit))
+        bad("has unit \"" + k.unit + "\", which the grader cannot read (see quantity.hpp)");
       key.parts.push_back(std::move(k));
+    }
+    for (const json& m : j.value("misconceptions", json::array())) {
+      const std::string where = "misconception " + m.value("veto", std::string("?"));
+      only_keys(m, {"veto", "label", "claims", "parts"}, where);
+      misconception mc{m.at("veto"),
+                       {m.at("label").at("zh"), m.at("label").at("en")},
+                       read_claims(m.at("claims"), where),
+                       m.value("parts", std::set<std::string>{})};
+      for (const std::string& id : mc.parts)
+        if (std::none_of(key.parts.begin(), key.parts.end(),
+                         [&](const key_part& k) { return k.id == id; }))
+          throw input_error(fmt::format("{}: {} names part {}, which the key does not have",
+                                        file.string(), where, id));
+      if (mc.veto.empty())
+        throw input_error(fmt::format("{}: {} has no veto", file.string(), where));
+      key.misconceptions.push_back(std::move(mc));
     }
   } catch (const json::exception& e) {
     throw input_error(fmt::format("{}: malformed answer key: {}", file.string(), e.what()));
@@ -334,6 +250,22 @@ std::vector<part_grade> grade_answers(const answers_doc& doc, const answer_key& 
       continue;
     }
     const answer_part& a = found->second;
+    if (!a.problems.empty()) {
+      // A part it cannot read scores 0 and lists why, line by line; the others are graded.
+      // Unreadable counts as blank for veto_if_blank, and legible ticks keep their vetoes,
+      // so a malformed box never dodges a veto.
+      std::string list;
+      for (const answers_problem& p : a.problems)
+        list +=
+            (list.empty() ? "" : "; ") + trf(l, "第 {} 行：{}", "line {}: {}", p.line, p.message);
+      g.feedback = trf(l, "{}：{}", "{}: {}", k.id, list);
+      if (!k.veto_if_blank.empty()) g.vetoes.push_back({k.veto_if_blank, g.feedback});
+      for (const auto& t : a.ticked)
+        if (const auto v = k.veto_if_selected.find(t); v != k.veto_if_selected.end())
+          g.vetoes.push_back({v->second, trf(l, "{}：勾选了 ({})", "{}: ticked ({})", k.id, t)});
+      out.push_back(std::move(g));
+      continue;
+    }
     const bool blank =
         (k.type == "choice" || k.type == "multi") ? a.ticked.empty() : a.answer.empty();
     if (blank) {
@@ -371,19 +303,35 @@ std::vector<part_grade> grade_answers(const answers_doc& doc, const answer_key& 
                            "{}: partly right ({} right, {} wrong ticks)", k.id, right, wrong);
       }
     } else if (k.type == "number") {
-      double x = 0;
-      if (!first_number(a.answer, &x)) {
-        g.feedback = trf(l, "{}：需要一个数字，写的是“{}”", "{}: needs a number, got \"{}\"", k.id,
-                         a.answer);
+      // Read in the key's unit: "3350 GB/s" is 3.35 for a TB/s key. An answer that cannot
+      // be read (no number, wrong dimension, a range) earns nothing and raises no veto.
+      const quantity_result q = read_quantity(a.answer, k.unit);
+      if (!q.ok()) {
+        g.feedback = trf(l, "{}：{}", "{}: {}", k.id, describe_error(q, k.unit, l));
       } else {
-        if (std::abs(x - k.value) <= k.tolerance + 1e-9 * std::abs(k.value))
+        auto within = [&](double x) {
+          return std::abs(x - k.value) <=
+                 k.tolerance + (k.relative_tolerance + 1e-9) * std::abs(k.value);
+        };
+        const std::string said = describe_reading(q, k.unit, l);
+        if (within(q.value)) {
           g.points = k.points;
-        else
-          g.feedback = trf(l, "{}：数值不对（{}）", "{}: wrong value ({})", k.id, x);
-        if (!k.veto_if_outside.empty() && (x < k.outside_lo || x > k.outside_hi))
-          g.vetoes.push_back({k.veto_if_outside,
-                              trf(l, "{}：{} {} 的量级不对",
-                                  "{}: {} {} is off by an order of magnitude", k.id, x, k.unit)});
+        } else {
+          g.feedback =
+              trf(l, "{}：你写的是 {}，数值不对", "{}: you wrote {}; wrong value", k.id, said);
+          // MB for MiB (or back): say how they differ when that is the only slip.
+          if (q.other_family_value && within(*q.other_family_value))
+            g.feedback += trf(l, "（注意 {}）", " (note: {})", q.family_note);
+        }
+        // Without a unit the magnitude is the key's guess, not the student's claim
+        // ("3.35e12" may mean B/s): the veto is then provisional, for review.
+        if (!k.veto_if_outside.empty() && (q.value < k.outside_lo || q.value > k.outside_hi)) {
+          g.vetoes.push_back(
+              {k.veto_if_outside,
+               trf(l, "{}：{} 的量级不对", "{}: {} is off by an order of magnitude", k.id, said),
+               q.unit_assumed});
+          g.needs_review |= q.unit_assumed;
+        }
       }
     } else if (k.type == "term") {
       const std::string got = normalise_term(a.answer);
@@ -392,14 +340,18 @@ std::vector<part_grade> grade_answers(const answers_doc& doc, const answer_key& 
       else
         g.feedback = trf(l, "{}：“{}” 不对", "{}: \"{}\" is not right", k.id, a.answer);
     } else if (k.type == "explanation") {
-      const std::string text = lower_ascii(a.answer);
-      std::string missing;
+      // A key point is earned by a sentence that makes its claim, not by its words: a list
+      // of keywords earns nothing, and a sentence that denies it costs it.
+      const claim_text text(a.answer + "\n\n" + a.prose);
+      std::string missing, contradicted;
       int hits = 0;
       for (const key_point& p : k.key_points) {
-        const bool hit = std::any_of(p.any.begin(), p.any.end(), [&](const std::string& s) {
-          return text.find(s) != std::string::npos;
-        });
-        if (hit)
+        const claim_match m = text.find_point(p.claims);
+        if (!m.denial.empty())
+          contradicted +=
+              (contradicted.empty() ? "" : tr(l, "；", "; ")) +
+              trf(l, "{}（“{}”）", "{} (\"{}\")", p.label.in(l), quote_excerpt(m.denial));
+        else if (m.status == claim_status::stated)
           ++hits;
         else
           missing += (missing.empty() ? "" : tr(l, "、", "; ")) + p.label.in(l);
@@ -407,8 +359,66 @@ std::vector<part_grade> grade_answers(const answers_doc& doc, const answer_key& 
       g.points = k.points * hits / static_cast<double>(k.key_points.size());
       if (!missing.empty())
         g.feedback = trf(l, "{}：没有提到：{}", "{}: does not mention: {}", k.id, missing);
+      if (!contradicted.empty())
+        g.feedback += (g.feedback.empty() ? "" : tr(l, "；", "; ")) +
+                      trf(l, "{}：与要点相反：{}", "{}: contradicts: {}", k.id, contradicted);
     }
     out.push_back(std::move(g));
+  }
+
+  // Free text (a part's answer and prose): a misconception stated in plain words raises its
+  // veto, and the right reason written under a wrong tick lifts the tick's vetoes; both
+  // provisionally, for a reviewer to confirm.
+  for (size_t i = 0; i < key.parts.size(); ++i) {
+    const key_part& k = key.parts[i];
+    part_grade& g = out[i];
+    const auto found = doc.parts.find(k.id);
+    if (found == doc.parts.end()) continue;
+    const answer_part& a = found->second;
+    if (a.answer.empty() && a.prose.empty()) continue;
+    const claim_text text(a.answer + "\n\n" + a.prose);
+    std::vector<veto_hit> said;  // misconceptions stated here, one per veto
+    for (const misconception& mc : key.misconceptions) {
+      if (!mc.parts.empty() && !mc.parts.count(k.id)) continue;
+      if (std::any_of(said.begin(), said.end(), [&](const veto_hit& v) { return v.id == mc.veto; }))
+        continue;
+      const claim_match m = text.find(mc.claims);
+      if (m.status == claim_status::stated)
+        said.push_back({mc.veto,
+                        trf(l, "{}：“{}”表达了一个误解：{}（暂定，待复核）",
+                            "{}: \"{}\" states a misconception: {} (provisional, for review)", k.id,
+                            quote_excerpt(m.sentence), mc.label.in(l)),
+                        true});
+    }
+    if ((k.type == "choice" || k.type == "multi") && !k.veto_lifted_by.empty() &&
+        !g.vetoes.empty()) {
+      const claim_match m = text.find(k.veto_lifted_by);
+      if (m.status == claim_status::stated) {
+        std::vector<veto_hit> kept;
+        for (veto_hit& v : g.vetoes) {
+          // The right reason does not lift a veto whose misconception the text also states.
+          if (std::any_of(said.begin(), said.end(),
+                          [&](const veto_hit& s) { return s.id == v.id; })) {
+            kept.push_back(std::move(v));
+            continue;
+          }
+          v.reason += trf(l, "；已撤销：本题文字给出了正确理由：“{}”（暂定，待复核）",
+                          "; lifted: the part's own text gives the right reason: \"{}\" "
+                          "(provisional, for review)",
+                          quote_excerpt(m.sentence));
+          v.provisional = true;
+          g.lifted.push_back(std::move(v));
+          g.needs_review = true;
+        }
+        g.vetoes = std::move(kept);
+      }
+    }
+    for (veto_hit& v : said) {
+      g.needs_review = true;
+      if (std::none_of(g.vetoes.begin(), g.vetoes.end(),
+                       [&](const veto_hit& x) { return x.id == v.id; }))
+        g.vetoes.push_back(std::move(v));
+    }
   }
   return out;
 }
@@ -417,9 +427,17 @@ answers_result grade_answers_file(const fs::path& file, const answer_key& key, l
   answers_result out;
   try {
     const answers_doc doc = parse_answers(read_text(file));
-    if (!doc.problems.empty())
-      throw input_error(display_path(file) + doc.problems.front().message);
-    out.parts = grade_answers(doc, key, l);
+    // Only what stops the whole file (it could not be decoded) is the file's error; a
+    // part's problems are that part's feedback.
+    for (const answers_problem& p : doc.problems)
+      out.error += (out.error.empty() ? "" : "\n") +
+                   (p.line > 0 ? fmt::format("{}:{}: {}", display_path(file), p.line, p.message)
+                               : fmt::format("{}: {}", display_path(file), p.message));
+    if (out.error.empty()) out.parts = grade_answers(doc, key, l);
+    if (!doc.encoding.empty())
+      out.note = trf(l, "{} 不是 UTF-8，已按 {} 读取；请另存为 UTF-8",
+                     "{} is not UTF-8: it was read as {}; save it as UTF-8", display_path(file),
+                     doc.encoding);
   } catch (const input_error& e) {
     out.error = e.what();
   } catch (const std::exception& e) {

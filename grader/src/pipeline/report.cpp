@@ -37,26 +37,56 @@ const char* to_string(item_status s) {
   return "error";
 }
 
-void unit_report::add_veto(const std::string& id, const std::string& veto_title,
-                           const std::string& reason) {
-  for (auto& v : vetoes)
-    if (v.id == id) {
-      const auto reasons = split_reasons(v.reason);
-      if (std::find(reasons.begin(), reasons.end(), reason) == reasons.end())
-        v.reason += "; " + reason;
+bool veto_result::applies() const {
+  if (review == "set") return true;
+  if (review == "cleared") return false;
+  return !lifted;
+}
+
+void unit_report::add_veto(const veto_result& v) {
+  for (auto& have : vetoes)
+    if (have.id == v.id) {
+      // Strength: lifted < provisional < firm. The stronger raise replaces the weaker.
+      auto strength = [](const veto_result& x) { return x.lifted ? 0 : x.provisional ? 1 : 2; };
+      if (strength(v) > strength(have)) {
+        have.reason = v.reason;
+        have.provisional = v.provisional;
+        have.lifted = v.lifted;
+      } else if (strength(v) == strength(have)) {
+        const auto reasons = split_reasons(have.reason);
+        if (std::find(reasons.begin(), reasons.end(), v.reason) == reasons.end())
+          have.reason += "; " + v.reason;
+      }
       return;
     }
-  vetoes.push_back({id, veto_title, reason});
+  vetoes.push_back(v);
+}
+
+void unit_report::add_veto(const std::string& id, const std::string& veto_title,
+                           const std::string& reason) {
+  veto_result v;
+  v.id = id;
+  v.title = veto_title;
+  v.reason = reason;
+  add_veto(v);
 }
 
 void unit_report::finish() {
   score = 0;
+  provisional = false;
   for (auto& it : items) {
     it.points = round_points(it.points);
+    it.auto_points = round_points(it.auto_points);
     score += it.points;
+    provisional |= it.needs_review;
   }
   score = round_points(score);
-  passed = score >= pass_line - 1e-9 && vetoes.empty();
+  bool vetoed = false;
+  for (const auto& v : vetoes) {
+    vetoed |= v.applies();
+    provisional |= v.provisional && v.review.empty();
+  }
+  passed = score >= pass_line - 1e-9 && !vetoed;
 }
 
 bool report::passed() const {

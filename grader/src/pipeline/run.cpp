@@ -2,6 +2,7 @@
 #include "grader/pipeline/run.hpp"
 
 #include <atomic>
+#include <cctype>
 #include <nlohmann/json.hpp>
 #include <regex>
 #include <thread>
@@ -11,6 +12,83 @@
 
 namespace grader {
 namespace protocol = ::course::protocol;
+
+std::vector<std::string> sanitizer_environment() {
+  // Leaks are not memory errors of the kind graded here, and LeakSanitizer needs
+  // ptrace, which containers often forbid.
+  const std::string code = std::to_string(sanitizer_exit_code);
+  return {"ASAN_OPTIONS=detect_leaks=0:halt_on_error=1:abort_on_error=0:exitcode=" + code +
+              ":allocator_may_return_null=1:symbolize=1",
+          "UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1:exitcode=" + code};
+}
+
+namespace {
+
+struct source_place {
+  std::string file;  // the path's last component
+  std::string line;  // "30" or "30:12"
+};
+
+// "/x/online_softmax.cpp:30:12" -> {"online_softmax.cpp", "30:12"}; empty file if not a place.
+source_place place_of(std::string_view token) {
+  const size_t slash = token.rfind('/');
+  std::string_view name = slash == std::string_view::npos ? token : token.substr(slash + 1);
+  const size_t colon = name.find(':');
+  if (colon == std::string_view::npos || colon + 1 >= name.size() ||
+      !std::isdigit(static_cast<unsigned char>(name[colon + 1])))
+    return {};
+  return {std::string(name.substr(0, colon)), std::string(name.substr(colon + 1))};
+}
+
+std::string trim_copy(std::string_view s) {
+  const size_t b = s.find_first_not_of(" \t\r");
+  if (b == std::string_view::npos) return {};
+  return std::string(s.substr(b, s.find_last_not_of(" \t\r") - b + 1));
+}
+
+}  // namespace
+
+std::string sanitizer_summary(const std::string& output, const std::string& file) {
+  std::string what, access, at_student, first_place;
+  for (std::string_view line : split_lines(output)) {
+    if (const size_t e = line.find("ERROR: AddressSanitizer: "); e != std::string_view::npos) {
+      if (!what.empty()) break;  // one report is enough
+      std::string_view rest = line.substr(e + 7);
+      rest = rest.substr(0, rest.find(" on "));
+      what = std::string(rest);
+      continue;
+    }
+    if (const size_t e = line.find(": runtime error: "); e != std::string_view::npos) {
+      if (!what.empty()) break;
+      const std::string_view before = line.substr(0, e);
+      const source_place p = place_of(before.substr(before.find_last_of(' ') + 1));
+      what = "UndefinedBehaviorSanitizer: " + trim_copy(line.substr(e + 17));
+      if (!p.file.empty()) {
+        first_place = p.file + ":" + p.line;
+        if (p.file == file) at_student = first_place;
+      }
+      continue;
+    }
+    if (what.empty()) continue;
+    const std::string t = trim_copy(line);
+    if (access.empty() && (t.starts_with("READ of size") || t.starts_with("WRITE of size")))
+      access = t.substr(0, t.find(" at "));
+    if (t.starts_with("#") && t.find(" in ") != std::string::npos && at_student.empty()) {
+      const source_place p = place_of(t.substr(t.find_last_of(' ') + 1));
+      if (p.file.empty()) continue;
+      if (first_place.empty()) first_place = p.file + ":" + p.line;
+      if (p.file == file) at_student = p.file + ":" + p.line;
+    }
+  }
+  if (what.empty()) return {};
+  std::string out = what;
+  if (!access.empty()) out += ", " + access;
+  if (!at_student.empty())
+    out += " at " + at_student;
+  else if (!first_place.empty())
+    out += " (first reported at " + first_place + ")";
+  return out;
+}
 
 bool tag_run::passed() const {
   if (!process.ok() || records.empty()) return false;

@@ -71,9 +71,14 @@ std::string veto_reason(const tag_run& run) {
   return {};
 }
 
+std::string reviewed_note(lang l, double automatic) {
+  return trf(l, "（教师复核后改定；自动评分为 {:g}）",
+             "(set by an instructor's review; automatic: {:g})", round_points(automatic));
+}
+
 item_result score_answers_item(const item& it, const answers_result& a, unit_report& ur,
-                               const unit& u, lang l) {
-  item_result r{it.id, it.title.in(l), 0, it.points, item_status::fail, {}, false};
+                               const unit& u, const review& rev, lang l) {
+  item_result r{it.id, it.title.in(l), 0, it.points, item_status::fail, {}, false, 0, false};
   if (!a.error.empty()) {
     r.status = item_status::error;
     r.feedback = a.error;
@@ -87,13 +92,21 @@ item_result score_answers_item(const item& it, const answers_result& a, unit_rep
   std::string notes, blank;
   for (const part_grade& g : a.parts) {
     if (g.item != it.id) continue;
-    r.points += g.points;
-    r.needs_review |= g.needs_review;
+    r.auto_points += g.points;
+    const auto o = rev.parts.find(g.id);
+    const bool reviewed = o != rev.parts.end();
+    r.points += reviewed ? o->second : g.points;
+    r.reviewed |= reviewed;
+    r.needs_review |= g.needs_review && !reviewed;
     if (g.blank)
       blank += (blank.empty() ? "" : ", ") + g.id;
     else if (!g.feedback.empty())
       notes += (notes.empty() ? "" : "\n") + g.feedback;
-    for (const veto_hit& v : g.vetoes) ur.add_veto(v.id, veto_title(v.id), v.reason);
+    if (reviewed) notes += (notes.empty() ? "" : "\n") + g.id + " " + reviewed_note(l, g.points);
+    for (const veto_hit& v : g.vetoes)
+      ur.add_veto({v.id, veto_title(v.id), v.reason, v.provisional, false, {}});
+    for (const veto_hit& v : g.lifted)
+      ur.add_veto({v.id, veto_title(v.id), v.reason, v.provisional, true, {}});
   }
   if (!blank.empty())
     notes = trf(l, "未作答：{}", "not answered: {}", blank) + (notes.empty() ? "" : "\n") + notes;
@@ -106,9 +119,32 @@ void apply_override(item_result& r, double points, lang l) {
   r.points = points;
   r.status = status_of(r.points, r.max_points);
   r.needs_review = false;
-  r.feedback += (r.feedback.empty() ? "" : "\n") +
-                trf(l, "（教师复核后定为 {:g} 分）",
-                    "(set to {:g} points by an instructor's review)", r.points);
+  r.reviewed = true;
+  r.feedback += (r.feedback.empty() ? "" : "\n") + reviewed_note(l, r.auto_points);
+}
+
+// The reviewer's decisions on a unit's vetoes: set raises (or confirms) one, clear
+// removes it; both are kept in the report beside what the grader found.
+void apply_veto_review(unit_report& ur, const unit& u, const review& rev, lang l) {
+  const auto decisions = rev.vetoes.find(u.id);
+  if (decisions == rev.vetoes.end()) return;
+  for (const auto& [id, decision] : decisions->second) {
+    bool found = false;
+    for (veto_result& v : ur.vetoes)
+      if (v.id == id) {
+        found = true;
+        v.review = decision == veto_decision::set ? "set" : "cleared";
+      }
+    if (!found && decision == veto_decision::set) {
+      veto_result v;
+      v.id = id;
+      for (const veto& x : u.vetoes)
+        if (x.id == id) v.title = x.title.in(l);
+      v.reason = tr(l, "教师复核时判定", "raised by an instructor's review");
+      v.review = "set";
+      ur.vetoes.push_back(v);
+    }
+  }
 }
 
 }  // namespace
@@ -122,6 +158,8 @@ const tag_run* find_run(const score_inputs& in, const std::string& exercise,
 
 bool veto_fired(const tag_run& run) {
   if (run.process.spawn_failed || run.process.timed_out || run.process.term_signal) return false;
+  // A memory error is not the misconception's signature, whatever failed before it.
+  if (run.process.exit_code == sanitizer_exit_code) return false;
   for (const test_record& r : run.records)
     if (!r.passed && !r.failures.empty() &&
         r.failures.front().kind == protocol::failure_kind::assertion)
@@ -130,7 +168,7 @@ bool veto_fired(const tag_run& run) {
 }
 
 item_result score_code_item(const item& it, const exercise& e, const score_inputs& in, lang l) {
-  item_result r{it.id, it.title.in(l), 0, it.points, item_status::fail, {}, false};
+  item_result r{it.id, it.title.in(l), 0, it.points, item_status::fail, {}, false, 0, false};
   if (const auto nb = in.not_built.find(e.id); nb != in.not_built.end()) {
     r.status = item_status::error;
     r.feedback = nb->second.timed_out
@@ -165,6 +203,14 @@ item_result score_code_item(const item& it, const exercise& e, const score_input
                      "fill in blank `{}` first (see the list of blanks above)", blank);
     return r;
   }
+  // A sanitizer's report is the cause: the item's advice about the maths would mislead.
+  if (run->process.exit_code == sanitizer_exit_code) {
+    const std::string found = sanitizer_summary(run->process.output, e.file);
+    r.feedback = trf(l, "内存错误或未定义行为（AddressSanitizer/UBSan）：{}",
+                     "a memory error or undefined behaviour (AddressSanitizer/UBSan): {}",
+                     found.empty() ? run->process.describe() : found);
+    return r;
+  }
   const std::string advice = it.fail_feedback.in(l);
   r.feedback = advice + (advice.empty() ? "" : "\n") + failure_summary(*run, l);
   return r;
@@ -181,10 +227,11 @@ unit_report score_unit(const manifest& m, const unit& u, const score_inputs& in,
     if (e.is_code()) {
       ur.items.push_back(score_code_item(it, e, in, l));
     } else {
+      answers_result none;
+      none.error = "no answers graded";
       const auto a = in.answers.find(e.id);
-      ur.items.push_back(score_answers_item(
-          it, a == in.answers.end() ? answers_result{{}, "no answers graded"} : a->second, ur, u,
-          l));
+      ur.items.push_back(
+          score_answers_item(it, a == in.answers.end() ? none : a->second, ur, u, in.overrides, l));
     }
   }
   for (const veto& v : u.vetoes) {
@@ -193,16 +240,19 @@ unit_report score_unit(const manifest& m, const unit& u, const score_inputs& in,
       if (run.tag == tag && veto_fired(run))
         ur.add_veto(v.id, v.title.in(l), tr(l, "代码：", "code: ") + veto_reason(run));
   }
-  for (item_result& r : ur.items)
-    if (const auto o = in.overrides.find(r.id); o != in.overrides.end())
+  for (item_result& r : ur.items) {
+    if (!r.reviewed) r.auto_points = r.points;
+    if (const auto o = in.overrides.items.find(r.id); o != in.overrides.items.end())
       apply_override(r, o->second, l);
+  }
+  apply_veto_review(ur, u, in.overrides, l);
   ur.finish();
   return ur;
 }
 
 report score_report(const manifest& m, const resolved& what, const build_result& built,
-                    test_runs runs, std::map<std::string, answers_result> answers,
-                    std::map<std::string, double> overrides, lang l) {
+                    test_runs runs, std::map<std::string, answers_result> answers, review overrides,
+                    lang l) {
   report rep;
   rep.lesson = m.lesson;
   rep.title = m.title.in(l);
@@ -227,13 +277,16 @@ report score_report(const manifest& m, const resolved& what, const build_result&
     in.not_built[f.ex->id] = failure;
     rep.build_failures.push_back(failure);
   }
-  for (const auto& [id, a] : answers)
+  for (const auto& [id, a] : answers) {
     if (!a.error.empty())
       rep.messages.push_back(
           trf(l, "答案文件无法读取：{}", "Cannot read the answers file: {}", a.error));
+    if (!a.note.empty()) rep.messages.push_back(a.note);  // e.g. read as GB18030
+  }
   rep.reused = runs.reused;
   in.runs = std::move(runs.runs);
   in.answers = std::move(answers);
+  rep.review_file = overrides.file;
   in.overrides = std::move(overrides);
   for (const unit* u : what.units) rep.units.push_back(score_unit(m, *u, in, l));
   return rep;

@@ -1,31 +1,134 @@
 // Double-precision CPU references for lesson 13's tests. Independent of the
 // exercise: they materialise the full score matrix, as standard attention does.
+// Header-only, in an unnamed namespace: each test file gets its own private copy
+// and no symbol reaches the link, so a submission cannot call the course's
+// reference instead of computing attention itself (it would not link).
 #pragma once
 
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
 #include <vector>
 
 namespace lesson13::reference {
+namespace {
+
+[[maybe_unused]] double dot(const std::vector<float>& A, int a, const std::vector<float>& B, int b,
+                            int d) {
+  double s = 0.0;
+  for (int k = 0; k < d; ++k)
+    s += static_cast<double>(A[static_cast<size_t>(a) * d + k]) * B[static_cast<size_t>(b) * d + k];
+  return s;
+}
+
+// softmax(Q K^T) V over the first n_keys keys, plus what the tests' float error
+// bounds are measured against, all in double. Q: n x d; K, V: n_keys rows of d.
+//   O[r][k]  the attention output
+//   M[r][k]  sum_c P[r][c] |V[c][k]|: the magnitude O[r][k] is summed from
+//   A[r]     max_c sum_k |Q[r][k] K[c][k]|: the magnitude row r's dot products carry
+struct attention_result {
+  std::vector<double> O, M, A;
+};
+
+[[maybe_unused]] attention_result attention_with_magnitudes(const std::vector<float>& Q,
+                                                            const std::vector<float>& K,
+                                                            const std::vector<float>& V, int n,
+                                                            int d, int n_keys) {
+  attention_result out{std::vector<double>(static_cast<size_t>(n) * d, 0.0),
+                       std::vector<double>(static_cast<size_t>(n) * d, 0.0),
+                       std::vector<double>(n, 0.0)};
+  std::vector<double> S(n_keys);
+  for (int r = 0; r < n; ++r) {
+    double biggest = 0.0;
+    for (int c = 0; c < n_keys; ++c) {
+      double s = 0.0, magnitude = 0.0;
+      for (int k = 0; k < d; ++k) {
+        const double term = static_cast<double>(Q[static_cast<size_t>(r) * d + k]) *
+                            K[static_cast<size_t>(c) * d + k];
+        s += term;
+        magnitude += std::abs(term);
+      }
+      S[c] = s;
+      biggest = std::max(biggest, magnitude);
+    }
+    out.A[r] = biggest;
+    if (n_keys == 0) continue;
+    const double m = *std::max_element(S.begin(), S.end());
+    double l = 0.0;
+    for (int c = 0; c < n_keys; ++c) l += (S[c] = std::exp(S[c] - m));
+    double* o = &out.O[static_cast<size_t>(r) * d];
+    double* mag = &out.M[static_cast<size_t>(r) * d];
+    for (int c = 0; c < n_keys; ++c) {
+      const double p = S[c] / l;
+      const float* v = &V[static_cast<size_t>(c) * d];
+      for (int k = 0; k < d; ++k) {
+        o[k] += p * v[k];
+        mag[k] += p * std::abs(static_cast<double>(v[k]));
+      }
+    }
+  }
+  return out;
+}
 
 // softmax(Q K^T) V with the row max subtracted, all in double. Q, K, V: n x d.
-std::vector<double> standard_attention(const std::vector<float>& Q, const std::vector<float>& K,
-                                       const std::vector<float>& V, int n, int d);
+[[maybe_unused]] std::vector<double> standard_attention(const std::vector<float>& Q,
+                                                        const std::vector<float>& K,
+                                                        const std::vector<float>& V, int n, int d) {
+  return attention_with_magnitudes(Q, K, V, n, d, n).O;
+}
 
 // The misconception the `blockwise-softmax-concat` veto detects: softmax taken
 // inside each key block on its own, the blocks' P concatenated, times V. With
 // `average`, each row is then divided by the number of key blocks (what follows
 // if the running sum counts blocks instead of weights).
-std::vector<double> blockwise_softmax_concat(const std::vector<float>& Q,
-                                             const std::vector<float>& K,
-                                             const std::vector<float>& V, int n, int d,
-                                             int block_size, bool average);
+[[maybe_unused]] std::vector<double> blockwise_softmax_concat(const std::vector<float>& Q,
+                                                              const std::vector<float>& K,
+                                                              const std::vector<float>& V, int n,
+                                                              int d, int block_size, bool average) {
+  std::vector<double> O(static_cast<size_t>(n) * d, 0.0);
+  const int blocks = (n + block_size - 1) / block_size;
+  for (int r = 0; r < n; ++r) {
+    for (int j = 0; j < n; j += block_size) {
+      const int Bc = std::min(block_size, n - j);
+      std::vector<double> p(Bc);
+      for (int c = 0; c < Bc; ++c) p[c] = dot(Q, r, K, j + c, d);
+      const double m = *std::max_element(p.begin(), p.end());
+      double l = 0.0;
+      for (auto& x : p) l += (x = std::exp(x - m));
+      for (int c = 0; c < Bc; ++c)
+        for (int k = 0; k < d; ++k)
+          O[static_cast<size_t>(r) * d + k] += p[c] / l * V[static_cast<size_t>(j + c) * d + k];
+    }
+    if (average)
+      for (int k = 0; k < d; ++k) O[static_cast<size_t>(r) * d + k] /= blocks;
+  }
+  return O;
+}
 
 // Whole-row softmax statistics of one query row, straight from its scores:
-//   m = max_c s[c],  l = sum_c exp(s[c] - m),  O[k] = sum_c exp(s[c] - m) V[c][k].
+//   m = max_c s[c],  l = sum_c exp(s[c] - m),  O[k] = sum_c exp(s[c] - m) V[c][k],
+// and O_abs[k] = sum_c exp(s[c] - m) |V[c][k]|, the magnitude O[k] is summed from.
 struct row_statistics {
   double m;
   double l;
   std::vector<double> O;
+  std::vector<double> O_abs;
 };
-row_statistics row_stats(const std::vector<double>& scores, const std::vector<float>& V, int d);
 
+[[maybe_unused]] row_statistics row_stats(const std::vector<double>& scores,
+                                          const std::vector<float>& V, int d) {
+  row_statistics st{*std::max_element(scores.begin(), scores.end()), 0.0,
+                    std::vector<double>(d, 0.0), std::vector<double>(d, 0.0)};
+  for (size_t c = 0; c < scores.size(); ++c) {
+    const double w = std::exp(scores[c] - st.m);
+    st.l += w;
+    for (int k = 0; k < d; ++k) {
+      st.O[k] += w * V[c * d + k];
+      st.O_abs[k] += w * std::abs(static_cast<double>(V[c * d + k]));
+    }
+  }
+  return st;
+}
+
+}  // namespace
 }  // namespace lesson13::reference

@@ -9,8 +9,8 @@
 //   S and P are N×N and go through HBM...    up to the next heading
 //
 // Key part types: choice (one box), multi (several boxes), number (value ±
-// tolerance), term (one of several accepted spellings), explanation (key points,
-// each matched by any of its zh/en synonyms; always marked needs_review).
+// tolerance), term (one of several accepted spellings), explanation (key points, each
+// earned by a sentence that states one of its claims; always marked needs_review).
 #pragma once
 
 #include <filesystem>
@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "grader/base/i18n.hpp"
+#include "grader/lesson/claims.hpp"
 
 namespace grader {
 
@@ -32,8 +33,9 @@ struct answers_problem {
 
 struct answer_part {
   std::string id;
-  int line = 0;                   // the heading's line
-  std::set<std::string> ticked;   // option letters ticked ([x], [X], [ x ], [√], [✓], [✔], ☑)
+  int line = 0;  // the heading's line
+  // Option letters ticked: [x] [X] [ x ] [√] [✓] [✔] [☑] [✅], a bare ☑ or ✅ (answers_markdown.cpp).
+  std::set<std::string> ticked;
   std::set<std::string> options;  // every option letter present
   std::string answer;             // text after answer: (and the blocks below it), trimmed
   int answer_line = 0;            // the line of "answer:" (0: none)
@@ -57,9 +59,20 @@ struct answers_doc {
 // neither UTF-8 nor a known legacy encoding has no parts and one problem.
 answers_doc parse_answers(std::string_view bytes);
 
+// An explanation's key point: earned when the answer states one of its claims (claims.hpp)
+// and denies none of them; a denial ("it is not memory-bound") costs the point.
 struct key_point {
   text label;
-  std::vector<std::string> any;  // lower-case synonyms, zh and en
+  std::vector<claim> claims;
+};
+
+// A wrong idea stated in plain words: raises `veto` provisionally on the parts (all when
+// `parts` is empty) whose free text (answer and prose) states one of its claims.
+struct misconception {
+  std::string veto;
+  text label;
+  std::vector<claim> claims;
+  std::set<std::string> parts;
 };
 
 struct key_part {
@@ -67,17 +80,22 @@ struct key_part {
   double points = 0;
   std::set<std::string> options, correct;  // choice, multi
   double value = 0, tolerance = 0;         // number
+  double relative_tolerance = 0;           // number: a share of |value|, added to tolerance
   std::string unit;
   std::vector<std::string> accept;  // term, normalised
   std::vector<key_point> key_points;
   std::map<std::string, std::string> veto_if_selected;  // option -> veto id
   std::string veto_if_wrong, veto_if_blank;
+  // choice, multi: the right reason; stated in the part's own text, it lifts the vetoes its
+  // ticks raised (provisionally, for a reviewer).
+  std::vector<claim> veto_lifted_by;
   double outside_lo = 0, outside_hi = 0;
   std::string veto_if_outside;
 };
 
 struct answer_key {
   std::vector<key_part> parts;
+  std::vector<misconception> misconceptions;
   double points_of(const std::string& item) const;
 };
 
@@ -107,12 +125,13 @@ std::vector<part_grade> grade_answers(const answers_doc& doc, const answer_key& 
 // An answers file graded against its key, or why it could not be read.
 struct answers_result {
   std::vector<part_grade> parts;
-  std::string error;  // "<file>:<line>: ..." when the file is malformed
+  std::string error;  // "<file>:<line>: ..." when the file cannot be decoded
+  std::string note;   // for the report, e.g. that the file was not UTF-8 but GB18030
 };
 answers_result grade_answers_file(const std::filesystem::path& file, const answer_key& key, lang l);
 
-// The length of the "answer:" that starts `line` (any case, ASCII or full-width
-// colon), or 0. The parser and the student-file generator share it, so what one
+// The length of the "answer:" that starts `line` (any case, spaces before an ASCII or
+// full-width colon), or 0. The parser and the student-file generator share it, so what one
 // reads as an answer the other clears.
 size_t answer_prefix(std::string_view line);
 

@@ -11,6 +11,7 @@
 #include <string>
 
 #include "grader/lesson/manifest.hpp"
+#include "grader/lesson/review.hpp"
 #include "grader/pipeline/report.hpp"
 #include "grader/pipeline/run.hpp"
 
@@ -27,9 +28,9 @@ struct grade_request {
   std::chrono::seconds build_timeout{std::chrono::minutes(5)};
   std::filesystem::path tree;  // empty: course::grading_tree(lesson)
   bool fresh = false;          // re-run every test, even of unchanged test binaries
-  // Instructor review: item id -> points, replacing what the grader gave (an
-  // explanation marked needs_review, say).
-  std::map<std::string, double> overrides;
+  // An instructor's review (--override): points per item or part, vetoes set or
+  // cleared; the report keeps the grader's own values beside them.
+  review overrides;
 };
 
 // Grades with the given runner, or with a plain process_runner.

@@ -24,20 +24,35 @@ struct item_result {
   double points = 0, max_points = 0;
   item_status status = item_status::fail;
   std::string feedback;
-  bool needs_review = false;
+  bool needs_review = false;  // judged from free text: a reviewer should look
+  // The grader's own points; `points` differs only where a review changed them.
+  double auto_points = 0;
+  bool reviewed = false;  // an override set the item or one of its parts
 };
 
 struct veto_result {
   std::string id, title, reason;
+  // Raised, or lifted, on free text alone: it stands until a reviewer decides.
+  bool provisional = false;
+  // The automatic grade does not apply it: the part's own text argued it away.
+  bool lifted = false;
+  std::string review;  // "", "set" or "cleared": a reviewer's decision, which wins
+
+  bool applies() const;  // counts against the verdict
 };
 
 struct unit_report {
   std::string id, title;
   double score = 0, max_score = 0, pass_line = 0;
   bool passed = false;
+  // Something in the verdict still waits for review: a provisional veto or lift,
+  // or an item judged from free text.
+  bool provisional = false;
   std::vector<item_result> items;
-  std::vector<veto_result> vetoes;
+  std::vector<veto_result> vetoes;  // lifted and cleared ones too, each marked
 
+  // Merges by id: a firm raise outweighs a provisional one, and any raise a lift.
+  void add_veto(const veto_result& v);
   void add_veto(const std::string& id, const std::string& title, const std::string& reason);
   void finish();  // sums the score and decides the verdict
 };
@@ -55,6 +70,7 @@ struct report {
   unsigned seed = 0;
   std::string isolation;              // the runner's: "process", ...
   std::vector<std::string> messages;  // unfilled blanks, unreadable answers files
+  std::string review_file;            // --override: the review applied, or ""
   // Exercise files whose unchanged test binaries kept the results of an earlier grade
   // with the same seed: how the report was made, not what it says.
   std::vector<std::string> reused;

@@ -61,6 +61,17 @@ struct tag_run {
   std::string blank() const;
 };
 
+// The exit status of a test process that AddressSanitizer or UBSan stopped
+// (ASAN_OPTIONS/UBSAN_OPTIONS exitcode, set by every runner): such a run is a
+// memory error or undefined behaviour, never a test's verdict.
+inline constexpr int sanitizer_exit_code = 86;
+// The environment entries that set it, and stop at the first error.
+std::vector<std::string> sanitizer_environment();
+
+// What a sanitizer reported in a test's output, told in one line with the place in
+// `file` (an exercise's file name) where the student's code did it, or "" if none.
+std::string sanitizer_summary(const std::string& output, const std::string& file);
+
 struct run_limits {
   std::chrono::milliseconds timeout{std::chrono::seconds(10)};
   size_t max_output = 2u << 20;

@@ -10,6 +10,7 @@
 
 #include "grader/lesson/answers.hpp"
 #include "grader/lesson/manifest.hpp"
+#include "grader/lesson/review.hpp"
 #include "grader/pipeline/build.hpp"
 #include "grader/pipeline/report.hpp"
 #include "grader/pipeline/resolve.hpp"
@@ -21,7 +22,7 @@ struct score_inputs {
   std::map<std::string, build_failure> not_built;  // by exercise id
   std::vector<tag_run> runs;                       // every test job's result
   std::map<std::string, answers_result> answers;   // by exercise id
-  std::map<std::string, double> overrides;         // item id -> points (instructor review)
+  review overrides;                                // an instructor's review, if any
 };
 
 // The run of `tag` in `exercise`'s binary, or nullptr.
@@ -35,13 +36,13 @@ item_result score_code_item(const item& it, const exercise& e, const score_input
 // crash or a timeout in a detector is not evidence of the misconception.
 bool veto_fired(const tag_run& run);
 
-// Every item and veto of one unit, overrides applied, score and verdict decided.
+// Every item and veto of one unit, the review applied, score and verdict decided.
 unit_report score_unit(const manifest& m, const unit& u, const score_inputs& in, lang l);
 
 // The whole report's scored part: one unit report per graded unit, the exercises
 // that did not build, and messages naming unfilled blanks and reused results.
 report score_report(const manifest& m, const resolved& what, const build_result& built,
-                    test_runs runs, std::map<std::string, answers_result> answers,
-                    std::map<std::string, double> overrides, lang l);
+                    test_runs runs, std::map<std::string, answers_result> answers, review overrides,
+                    lang l);
 
 }  // namespace grader

@@ -15,14 +15,23 @@ nlohmann::json unit_json(const unit_report& u, const report& r) {
                      {"max_points", it.max_points},
                      {"status", to_string(it.status)},
                      {"feedback", it.feedback},
-                     {"needs_review", it.needs_review}});
-  for (const auto& v : u.vetoes) vetoes.push_back({{"id", v.id}, {"reason", v.reason}});
+                     {"needs_review", it.needs_review},
+                     {"auto_points", round_points(it.auto_points)},
+                     {"reviewed", it.reviewed}});
+  for (const auto& v : u.vetoes)
+    vetoes.push_back({{"id", v.id},
+                      {"reason", v.reason},
+                      {"applies", v.applies()},
+                      {"provisional", v.provisional},
+                      {"lifted", v.lifted},
+                      {"review", v.review}});
   return {{"lesson", r.lesson},
           {"unit", u.id},
           {"score", round_points(u.score)},
           {"max_score", u.max_score},
           {"pass_line", u.pass_line},
           {"passed", u.passed},
+          {"provisional", u.provisional},
           {"vetoes", vetoes},
           {"items", items}};
 }
@@ -44,6 +53,7 @@ nlohmann::json to_json(const report& r) {
   out["lang"] = r.language == lang::zh ? "zh" : "en";
   out["messages"] = r.messages;
   out["isolation"] = r.isolation;
+  out["review_file"] = r.review_file;
   out["reused"] = r.reused;
   out["build_failures"] = nlohmann::json::array();
   for (const auto& b : r.build_failures)

@@ -58,6 +58,21 @@ size_t display_width(std::string_view s) {
   return w;
 }
 
+namespace {
+// How a veto stands, after its title: provisional, lifted, or a reviewer's decision.
+std::string veto_state(const veto_result& v, lang l) {
+  if (v.review == "set") return tr(l, "（教师复核：成立）", " (confirmed by review)");
+  if (v.review == "cleared") return tr(l, "（教师复核：撤销）", " (cleared by review)");
+  if (v.lifted)
+    return tr(l, "（暂不计：解释给出了正确理由，待复核）",
+              " (not applied for now: the explanation gives the right reason; needs review)");
+  if (v.provisional)
+    return tr(l, "（暂定：仅凭文字解释判定，待复核）",
+              " (provisional: found in free text only; needs review)");
+  return "";
+}
+}  // namespace
+
 std::string render_text(const report& r, bool color) {
   const lang l = r.language;
   auto paint = [&](const std::string& s, const char* code) {
@@ -68,6 +83,8 @@ std::string render_text(const report& r, bool color) {
                   r.submission, tr(l, "随机种子：", "Seed:"),
                   trf(l, "{}（用 --seed {} 复现同样的测试输入）",
                       "{} (--seed {} reproduces the test inputs)", r.seed, r.seed));
+  if (!r.review_file.empty())
+    out += fmt::format("{} {}\n", tr(l, "教师复核：", "Review:"), r.review_file);
   for (const auto& m : r.messages) {
     out += "\n";
     for (std::string_view line : split_lines(m)) out += fmt::format("  {}\n", line);
@@ -102,9 +119,11 @@ std::string render_text(const report& r, bool color) {
       const char* code = it.status == item_status::pass      ? "32"
                          : it.status == item_status::partial ? "33"
                                                              : "31";
+      const std::string flag = it.reviewed       ? tr(l, "  （已复核）", "  (reviewed)")
+                               : it.needs_review ? tr(l, "  （待人工复核）", "  (needs review)")
+                                                 : "";
       out += fmt::format("  {} {}  {}  {:>5} / {:g}{}\n", paint(mark, code), pad(it.id, id_w),
-                         pad(it.title, title_w), points_text(it.points), it.max_points,
-                         it.needs_review ? tr(l, "  （待人工复核）", "  (needs review)") : "");
+                         pad(it.title, title_w), points_text(it.points), it.max_points, flag);
       if (!it.feedback.empty())
         for (std::string_view line : split_lines(it.feedback))
           out += fmt::format("      {}\n", line);
@@ -112,14 +131,18 @@ std::string render_text(const report& r, bool color) {
     if (!u.vetoes.empty()) {
       out += fmt::format("  {}\n", paint(tr(l, "一票否决：", "Vetoes:"), "31;1"));
       for (const auto& v : u.vetoes)
-        out += fmt::format("    ✗ {} — {}\n      {}\n", v.id, v.title, v.reason);
+        out += fmt::format("    {} {} — {}{}\n      {}\n", v.applies() ? "✗" : "·", v.id, v.title,
+                           veto_state(v, l), v.reason);
     } else {
       out += fmt::format("  {}\n", tr(l, "一票否决：无", "Vetoes: none"));
     }
     const std::string verdict = u.passed ? paint("PASS", "32;1") : paint("FAIL", "31;1");
-    out +=
-        fmt::format("  {} {} / {:g}   {} {:g}   {}\n", tr(l, "得分", "Score"), points_text(u.score),
-                    u.max_score, tr(l, "通过线", "pass line"), u.pass_line, verdict);
+    out += fmt::format(
+        "  {} {} / {:g}   {} {:g}   {}{}\n", tr(l, "得分", "Score"), points_text(u.score),
+        u.max_score, tr(l, "通过线", "pass line"), u.pass_line, verdict,
+        u.provisional
+            ? tr(l, "（暂定：有待人工复核的部分）", " (provisional: parts wait for review)")
+            : "");
   }
   return out;
 }

@@ -27,6 +27,7 @@ tag_run process_runner::run(const test_job& job, unsigned seed, const run_limits
   run_options opts;
   opts.timeout = limits.timeout;
   opts.max_output = limits.max_output;
+  opts.env = sanitizer_environment();
   t.process = run_process(
       {job.binary.string(), "--reporter", std::string(::course::protocol::reporter), "--out",
        out_file.string(), "--rng-seed", std::to_string(seed), "--warn", "NoAssertions", job.tag},

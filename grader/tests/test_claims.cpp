@@ -1,0 +1,630 @@
+// Unit tests for claims in free text (claims.cpp) and how the lesson13 key uses them:
+// explanations judged as claims, misconceptions, and vetoes lifted by the right reason.
+//   build/bin/grader_tests "[claims]"
+#include <catch2/catch.hpp>
+
+#include <chrono>
+#include <fstream>
+#include <iterator>
+#include <random>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "grader/lesson/answers.hpp"
+#include "grader/lesson/claims.hpp"
+
+using grader::answer_key;
+using grader::answers_doc;
+using grader::claim;
+using grader::claim_status;
+using grader::claim_text;
+using grader::lang;
+using grader::make_claim;
+using grader::part_grade;
+
+namespace {
+
+const std::filesystem::path source_dir{COURSE_SOURCE_DIR};
+
+const answer_key& real_key() {
+  static const answer_key key =
+      grader::load_answer_key(source_dir / "solutions/lesson13/answer_key.json");
+  return key;
+}
+
+claim_status status(std::string_view text, const claim& c) {
+  return claim_text(text).find(c).status;
+}
+
+// "FlashAttention lowers the FLOPs", as the examples below use it.
+const claim flops = make_claim({{"reduc", "lower", "fewer", "减少", "降低", "少"},
+                                {"flops", "计算量", "floating-point operations"}});
+
+// One part of the lesson13 key, answered: `answer` below answer:, `prose` elsewhere in the
+// part (a reason under the boxes), `ticks` for a choice.
+part_grade grade_part(const std::string& id, const std::string& answer,
+                      const std::string& prose = "", const std::set<std::string>& ticks = {},
+                      lang l = lang::en) {
+  answers_doc doc;
+  auto& p = doc.parts[id];
+  p.id = id;
+  p.answer = answer;
+  p.prose = prose;
+  p.ticked = ticks;
+  for (const auto& k : real_key().parts)
+    if (k.id == id) p.options = k.options;
+  for (const part_grade& g : grader::grade_answers(doc, real_key(), l))
+    if (g.id == id) return g;
+  FAIL("no part " << id);
+  return {};
+}
+
+std::set<std::string> ids(const std::vector<grader::veto_hit>& v) {
+  std::set<std::string> out;
+  for (const auto& h : v) out.insert(h.id);
+  return out;
+}
+
+}  // namespace
+
+// ==== matching
+// ==========================================================================================
+
+TEST_CASE("a claim's groups must meet in one sentence", "[claims]") {
+  CHECK(status("FlashAttention does fewer FLOPs.", flops) == claim_status::stated);
+  CHECK(status("FlashAttention does fewer FLOPS", flops) == claim_status::stated);  // any case
+  CHECK(status("FA 减少了计算量", flops) == claim_status::stated);
+  CHECK(status("It does fewer passes. FLOPs are what they are.", flops) == claim_status::absent);
+  CHECK(status("少一点。计算量很大！", flops) == claim_status::absent);
+  CHECK(status("FA is fewer\n\nFLOPs are big", flops) == claim_status::absent);  // a paragraph
+  CHECK(status("- FA is faster\n- it has lower FLOPs", flops) == claim_status::stated);
+  CHECK(status("- it is lower\n- FLOPs are big", flops) == claim_status::absent);  // list items
+  CHECK(status("", flops) == claim_status::absent);
+}
+
+TEST_CASE("decimals, abbreviations and dotted names do not end a sentence", "[claims]") {
+  const claim c = make_claim({{"hbm"}, {"3.35"}, {"lower"}});
+  CHECK(status("HBM gives 3.35 TB/s, e.g. on H100, i.e. lower than SRAM.", c) ==
+        claim_status::stated);
+  CHECK(status("HBM gives 3.35 TB/s. It is lower than SRAM.", c) == claim_status::absent);
+  const claim tc = make_claim({{"torch.compile"}, {"easiest"}});
+  CHECK(status("torch.compile is the easiest.", tc) == claim_status::stated);
+  // English prose wrapped over lines is one sentence; Chinese lines are sentences.
+  CHECK(status("FlashAttention does\nfewer FLOPs than before.", flops) == claim_status::stated);
+  CHECK(status("FA 降低了\n计算量很大", flops) == claim_status::absent);
+}
+
+TEST_CASE("short English alternatives match whole words; spaces by Chinese do not count",
+          "[claims]") {
+  const claim tile = make_claim({{"tile"}, {"sram"}});
+  CHECK(status("each tile sits in SRAM", tile) == claim_status::stated);
+  CHECK(status("it is utile for SRAM", tile) == claim_status::absent);
+  CHECK(status("tiles go to SRAMs", tile) == claim_status::absent);
+  const claim stem = make_claim({{"coalesc"}, {"transaction"}});
+  CHECK(status("loads are coalesced into transactions", stem) == claim_status::stated);
+  CHECK(status("uncoalesced loads need many transactions", stem) == claim_status::absent);
+  const claim zh = make_claim({{"写回 HBM"}});
+  CHECK(status("S 要写回HBM", zh) == claim_status::stated);
+  CHECK(status("S 要写回   HBM", zh) == claim_status::stated);
+  CHECK(status("Ｓ 要写回ＨＢＭ，", zh) == claim_status::stated);  // full-width forms
+}
+
+TEST_CASE("a claim under negation is denied, in English and Chinese", "[claims]") {
+  for (const char* text : {"FA does not reduce FLOPs.",
+                           "FA doesn't lower the FLOPs.",
+                           "FA doesn’t lower the FLOPs.",
+                           "With FA, FLOPs are not reduced.",
+                           "FA gives no fewer FLOPs.",
+                           "FA speeds attention up without reducing FLOPs.",
+                           "FA never reduces FLOPs.",
+                           "FlashAttention 不会减少计算量。",
+                           "FlashAttention 并没有降低 FLOPs。",
+                           "FA 的计算量没有减少。",
+                           "FA 计算量并未减少",
+                           "FA 计算量减少不了",
+                           "并非减少了计算量",
+                           "FA reduces HBM traffic, not FLOPs.",
+                           "FA 降低的是访存，不是计算量。",
+                           "FA reduces HBM traffic rather than FLOPs.",
+                           "FA 降低了访存和显存，计算量不变。",
+                           "FA reduces memory traffic and the FLOPs stay the same.",
+
+                           "It is a myth that FA reduces FLOPs.",
+                           "A common misconception is that FA reduces FLOPs.",
+                           "FA reduces FLOPs, but it doesn't.",
+                           "说 FA 减少了计算量是错误的。",
+                           "很多人误以为 FA 减少了计算量。"}) {
+    INFO(text);
+    const auto m = claim_text(text).find(flops);
+    CHECK(m.status == claim_status::denied);
+    CHECK(m.sentence == text);
+    CHECK(m.denial == text);
+  }
+}
+
+TEST_CASE("negation elsewhere in the sentence leaves a claim stated", "[claims]") {
+  for (const char* text :
+       {"It is not just memory: FA does fewer FLOPs.",
+        "FA doesn't write S to HBM, so it does fewer FLOPs.",
+        "Rather than reducing memory, FA reduces FLOPs.", "FA 不物化 S，所以计算量也减少了。",
+        "FA not only cuts memory, it also lowers the FLOPs.", "不仅访存减少了，计算量也减少了。",
+        "FA lowers the FLOPs because S never goes to HBM.",
+        "Nothing changes in memory; FA reduces the FLOPs."}) {
+    INFO(text);
+    CHECK(status(text, flops) == claim_status::stated);
+  }
+  // Across clauses the groups come in the claim's order.
+  CHECK(status("Same FLOPs, fewer HBM reads.", flops) == claim_status::absent);
+  CHECK(status("The FLOPs are O(N^2 d), and memory drops to O(N).", flops) == claim_status::absent);
+  CHECK(status("FLOPs 仍是 O(N²d)，显存降到 O(N)。", flops) == claim_status::absent);
+  CHECK(status("FLOPs 减少了", flops) == claim_status::stated);  // one clause: any order
+}
+
+TEST_CASE("negation words inside the claim are part of it", "[claims]") {
+  const claim unchanged = make_claim(
+      {{"flops", "计算量"}, {"unchanged", "not reduce", "n't reduce", "不变", "没有减少"}});
+  CHECK(status("FLOPs are not reduced.", unchanged) == claim_status::stated);
+  CHECK(status("FA doesn't reduce the FLOPs.", unchanged) == claim_status::stated);
+  CHECK(status("计算量不变。", unchanged) == claim_status::stated);
+  CHECK(status("计算量没有减少。", unchanged) == claim_status::stated);
+  CHECK(status("FLOPs are unchanged.", unchanged) == claim_status::stated);
+  // "not only" negates only a claim that starts with the "only".
+  const claim only = make_claim({{"max"}, {"only for speed", "for speed", "只是为了加速"}});
+  CHECK(status("The max is only for speed.", only) == claim_status::stated);
+  CHECK(status("The max is not only for speed.", only) == claim_status::denied);
+  CHECK(status("The max is not just for speed.", only) ==
+        claim_status::stated);  // "just" is no alternative
+  CHECK(status("max 不只是为了加速。", only) == claim_status::denied);
+}
+
+TEST_CASE("questions and keyword lists state nothing; '$' anchors to a clause's end", "[claims]") {
+  CHECK(status("Does FA reduce FLOPs? No.", flops) == claim_status::absent);
+  CHECK(status("FA 减少了计算量吗？", flops) == claim_status::absent);
+  CHECK(status("reduce, FLOPs, HBM, SRAM, tiling", flops) == claim_status::absent);
+  CHECK(status("关键词：减少、计算量、带宽、分块、SRAM", flops) == claim_status::absent);
+  const claim same = make_claim({{"共享内存"}, {"hbm"}, {"差不多$"}});
+  CHECK(status("共享内存和 HBM 带宽差不多。", same) == claim_status::stated);
+  CHECK(status("共享内存和 HBM 差不多，都很快", same) == claim_status::stated);
+  CHECK(status("共享内存带宽差不多是 HBM 的 10 倍。", same) == claim_status::absent);
+}
+
+TEST_CASE("the quoted sentence is the student's own, trimmed", "[claims]") {
+  const auto m = claim_text("First line.\n- FlashAttention does FEWER flops!  \nLast.").find(flops);
+  CHECK(m.status == claim_status::stated);
+  CHECK(m.sentence == "FlashAttention does FEWER flops!");
+  CHECK(grader::quote_excerpt("abc", 5) == "abc");
+  CHECK(grader::quote_excerpt("计算量减少", 7) == "计算…");  // cut at a character
+}
+
+TEST_CASE("make_claim refuses what would match every answer", "[claims]") {
+  CHECK_THROWS_AS(make_claim({}), std::invalid_argument);
+  CHECK_THROWS_AS(make_claim({{}}), std::invalid_argument);
+  CHECK_THROWS_AS(make_claim({{"ok"}, {" "}}), std::invalid_argument);
+  CHECK_THROWS_AS(make_claim({{"$"}}), std::invalid_argument);
+}
+
+TEST_CASE("claims never throw, on any bytes, in time linear in the text", "[claims]") {
+  std::vector<claim> all;
+  for (const auto& m : real_key().misconceptions)
+    all.insert(all.end(), m.claims.begin(), m.claims.end());
+  std::mt19937 rng(13);
+  std::string bytes(1 << 20, '\0');
+  for (char& c : bytes) c = static_cast<char>(rng());
+  // Words the matcher reacts to, in random order, with invalid UTF-8 between them.
+  const std::vector<std::string> words = {
+      "not ", "no ",    "FLOPs ",       "reduce ", "计算量",       "减少",     "不",
+      "没有", ", ",     "。",           ". ",      "\n",           "\xE4\xB8", "\xFF",
+      "but ", "max ",   "只是为了加速", "不变",    "is the same ", "3.35",     "共享内存",
+      "HBM ", "差不多", "? ",           "e.g. ",   "n't "};
+  std::string soup;
+  while (soup.size() < (1 << 18)) soup += words[rng() % words.size()];
+  // One sentence of 256 KiB: many cues and matches in one clause.
+  std::string one_sentence;
+  while (one_sentence.size() < (1 << 18)) one_sentence += "not FLOPs reduce 不减少计算量 ";
+  for (const std::string* text : {&bytes, &soup, &one_sentence}) {
+    const auto start = std::chrono::steady_clock::now();
+    CHECK_NOTHROW([&] {
+      const claim_text t(*text);
+      t.find(all);
+      t.find_point(all);
+    }());
+    CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(60));
+  }
+  CHECK_NOTHROW(claim_text(std::string_view("\xE4", 1)).find(flops));
+  CHECK_NOTHROW(claim_text(std::string_view("\0\0\r\r\n", 5)).find(flops));
+}
+
+// ==== the lesson13 key
+// ===================================================================================
+
+namespace {
+
+// The text under a part's answer: in solutions/lesson13/answers.md, up to the next heading.
+std::string solution_answer(const std::string& id) {
+  std::ifstream in(source_dir / "solutions/lesson13/answers.md");
+  const std::string md((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const size_t part = md.find("### [" + id + "]");
+  REQUIRE(part != std::string::npos);
+  const size_t b = md.find("answer:", part) + 7;
+  const size_t e = md.find("\n#", b);
+  return md.substr(b, e == std::string::npos ? std::string::npos : e - b);
+}
+
+// Students' own words, zh and en, that make every key point of the part (the first answer of
+// each is the solution's).
+const std::vector<std::string> q1h_right = {
+    "The N×N score matrix S is written to HBM and read back, so the three kernels are "
+    "memory-bound. Its memory grows with N², the quadratic seq² term of lesson 2. FlashAttention "
+    "keeps Q, K, V tiles in SRAM and never materialises S.",
+    "S and P are N x N matrices that have to go through HBM, so attention is bandwidth-bound. S "
+    "takes memory quadratic in the sequence length, which is the seq^2 term in the activation "
+    "formula. FA computes S block by block in shared memory instead.",
+    "标准实现把 S、P 写进显存再读回来，大部分时间花在访存上而不是计算。S 的大小是 N²，对应第 2 "
+    "课激活中的二次项。FA 把 Q、K、V 分块载入 SRAM，不把 S 写回 HBM。",
+    "Each kernel writes the N*N scores to global memory and the next kernel reads them back; the "
+    "GPU waits on memory, not on math. The activation memory for S grows quadratically with N "
+    "(lesson 2's 5·n_heads·seq²·bs term). FlashAttention fuses everything into one kernel and the "
+    "tiles stay on chip.",
+    "Computing all of S first means the whole N×N matrix is stored in HBM and read again by "
+    "softmax and by PV, and HBM bandwidth limits the speed. The storage is O(N²), the quadratic "
+    "term. FlashAttention doesn't materialize S: it loads blocks of K and V into SRAM.",
+    "中间矩阵 S 和 P 要在 HBM 里来回读写，受显存带宽限制，算得再快也要等数据。\n它们占的显存是 N "
+    "的平方，就是第 2 课公式里的 seq² 项。\nFlashAttention 把分块放在片上 SRAM 里计算，从不物化 "
+    "S。",
+    "S 是 N×N 的矩阵，写回全局内存再读出来，带宽是瓶颈。S "
+    "的显存随序列长度平方增长，对应第二课激活公式中的二次项。FlashAttention 不需要物化 "
+    "S，在共享内存中按块计算。",
+    "For long sequences S and P are huge (N x N) and are written to HBM and read back, so the "
+    "computation is memory-bound. They take memory that grows quadratically, the seq² term from "
+    "lesson 2. FlashAttention tiles the computation in SRAM and never writes S to HBM.",
+    "注意力分数矩阵是 N×N，需要写入 HBM 再读回，这个过程是访存受限的。它的显存是 O(N²)，即第 2 "
+    "课激活公式的二次项。FA 用 online softmax 分块，把块留在 SRAM 里，不生成完整的 S。",
+    "The naive version stores S and P in HBM between three kernels; moving N² elements through HBM "
+    "dominates the time. The memory for S is quadratic in N, like the 5·n_heads·seq² term. "
+    "FlashAttention avoids materializing S by working on tiles that fit in SRAM.",
+    "三个内核之间 S、P 都写到 HBM，再读回来，时间主要花在 HBM 访存上。S 的显存随 N "
+    "二次增长，就是激活公式里的平方项。FlashAttention 把 Q、K、V 切成小块装进 SRAM，不写回 S。",
+    "S/P are N×N and live in HBM, so every kernel reads and writes them; this is limited by HBM "
+    "bandwidth. Their size grows as N^2, the quadratic activation term. FA keeps the blocks "
+    "on-chip in shared memory and never forms the full S.",
+};
+const std::vector<std::string> q2h_right = {
+    "With the 1-D mapping, adjacent threads in a warp read consecutive columns of B, so their "
+    "loads coalesce into a few 32-byte transactions. In the naive mapping each thread's address is "
+    "a whole row apart (stride K), so every load needs its own transaction and most of the "
+    "bandwidth is wasted.",
+    "Consecutive threads now access contiguous addresses, and the hardware merges the warp's 32 "
+    "requests into 4 sectors. Before, the accesses were strided by K elements, so most bytes of "
+    "each sector were thrown away.",
+    "一维映射让相邻线程访问连续的地址，一个 warp 的访问被合并成一次 128 "
+    "字节的事务。原来的二维映射是跨步访问，每个线程单独一个事务，总线利用率很低，带宽被浪费。",
+    "Threads next to each other in a warp now read neighbouring elements, so the memory accesses "
+    "are coalesced into few transactions. The naive kernel's threads read addresses K floats "
+    "apart, which wastes most of each burst.",
+    "相邻线程读相邻的列，地址是连续的，32 个线程的请求合并为少数 sector。naive "
+    "版本里线程访问的地址相隔 K 个元素，是跨步访问，大部分带宽浪费了。",
+    "Because threadIdx.x now maps to the column, adjacent lanes load contiguous floats of B and "
+    "the loads coalesce into 128-byte transactions. With the old mapping the addresses were "
+    "strided (a row apart), so each thread needed a separate transaction and bandwidth was wasted.",
+    "warp "
+    "里相邻的线程现在访问连续内存，硬件能把请求合并成少量内存事务。之前每个线程访问的地址跨一整行，"
+    "不连续，每次访问都要单独的事务，浪费了带宽。",
+    "The speedup comes from coalescing: adjacent threads read adjacent addresses, so one warp's "
+    "reads become a few sector transactions instead of 32. In the naive mapping the stride between "
+    "threads is a whole row, so most fetched bytes are wasted.",
+    "改成 1D 后同一 warp 的相邻线程访问 B "
+    "的连续地址，访存被合并（coalesced）成几个事务；原来的映射下地址相隔一整行，每个线程都要单独的"
+    "事务，带宽利用率只有十分之一左右，大部分被浪费。",
+    "Adjacent threads access consecutive memory locations, so the 32 loads of a warp combine into "
+    "a single transaction or a few sectors. The original 2-D mapping gave strided accesses K "
+    "elements apart, which wasted bandwidth.",
+    "线程 x 相邻时读的地址也相邻，连续的访问会被合并为一次 burst；naive 映射中相邻线程的地址相隔 K "
+    "个元素（跨步），每个线程单独发请求，浪费带宽。",
+};
+const std::vector<std::string> q3e_right = {
+    "torch.compile is the easiest: one line, and it fuses ops automatically, but it gives the "
+    "least control. Triton is moderately hard, reaches close to hand-written CUDA performance and "
+    "is fairly flexible. CUDA is the hardest to write but has the highest performance ceiling and "
+    "full control over registers and shared memory.",
+    "In difficulty: torch.compile < Triton < CUDA. Triton performance is close to CUDA, and "
+    "torch.compile is usually slower than hand-tuned kernels. CUDA gives the most flexibility, "
+    "torch.compile the least.",
+    "torch.compile 上手最简单，但性能一般、几乎无法控制底层；Triton "
+    "难度适中，性能较高，灵活性中等；CUDA 最难，但性能最好、最灵活。",
+    "torch.compile is easy to use but a black box, so you have little control. Triton is harder "
+    "but much more flexible and almost as fast as CUDA. CUDA is the most difficult and gives the "
+    "best performance and complete control.",
+    "从易到难依次是 torch.compile、Triton、CUDA；性能上 CUDA 最高，Triton 接近 CUDA，torch.compile "
+    "较低；灵活性也是 CUDA 最强，torch.compile 最弱。",
+    "torch.compile needs the least effort; Triton is in the middle; CUDA takes the most effort. "
+    "CUDA can be the fastest, Triton gets about 90% of it, torch.compile is less fast. CUDA is the "
+    "most flexible, Triton is flexible at the block level, torch.compile is not flexible.",
+    "torch.compile 最容易，性能较好但不如手写；Triton 比 CUDA 简单，性能接近 CUDA；CUDA "
+    "最复杂，但能榨干硬件、可以完全控制寄存器和 TMA，灵活性最高。",
+    "Using torch.compile is trivial (a decorator) and gives decent speed but no low-level control. "
+    "Triton is a middle ground: harder than torch.compile, faster than it in custom kernels, and "
+    "more flexible. CUDA is the hardest, the fastest and the most flexible.",
+    "易用性：torch.compile 最好，Triton 次之，CUDA 最难。性能：CUDA 上限最高，Triton "
+    "接近，torch.compile 较低。灵活性：CUDA 完全可控，Triton 较灵活，torch.compile 不够灵活。",
+    "torch.compile: easiest, good performance, least flexible. Triton: medium difficulty, "
+    "near-CUDA performance, more flexible. CUDA: hardest, top performance, full control.",
+    "CUDA 最难写但性能最高、控制最精细；Triton 难度中等、性能接近 CUDA、比较灵活；torch.compile "
+    "最简单，性能不错，但灵活性最差。",
+};
+
+void check_full_marks(const std::string& id, const std::string& answer) {
+  INFO(id << ": " << answer);
+  for (const lang l : {lang::en, lang::zh}) {
+    const part_grade g = grade_part(id, answer, "", {}, l);
+    CHECK(g.points == Approx(g.max_points));
+    CHECK(g.feedback.empty());
+    CHECK(g.vetoes.empty());
+    CHECK(g.needs_review);
+  }
+}
+
+}  // namespace
+
+TEST_CASE("the solution's explanations, and students' paraphrases, earn every key point",
+          "[claims]") {
+  for (const char* id : {"q1.h", "q2.h", "q3.e"}) check_full_marks(id, solution_answer(id));
+  CHECK(q1h_right.size() >= 10);
+  CHECK(q2h_right.size() >= 10);
+  CHECK(q3e_right.size() >= 10);
+  for (const auto& a : q1h_right) check_full_marks("q1.h", a);
+  for (const auto& a : q2h_right) check_full_marks("q2.h", a);
+  for (const auto& a : q3e_right) check_full_marks("q3.e", a);
+}
+
+TEST_CASE("keyword lists and loose words earn nothing", "[claims]") {
+  const std::vector<std::pair<std::string, std::string>> lists = {
+      {"q1.h", "bandwidth, quadratic, SRAM, tiling, N^2"},
+      {"q1.h", "HBM, memory-bound, N², quadratic, SRAM, tiling, materialise, lesson 2"},
+      {"q1.h", "带宽、二次、SRAM、分块、N²、物化"},
+      {"q1.h", "关键词：HBM，带宽，平方，显存，SRAM，分块"},
+      {"q1.h", "Bandwidth.\nQuadratic.\nSRAM.\nTiling.\nN^2."},
+      {"q1.h", "It is slow and uses a lot of memory. FlashAttention is better."},
+      {"q2.h", "coalescing, consecutive, stride, bandwidth, transactions, warp"},
+      {"q2.h", "合并访存、连续地址、跨步、带宽、事务"},
+      {"q2.h", "Coalescing. Strides. Bandwidth."},
+      {"q3.e", "difficulty, performance, flexibility"},
+      {"q3.e", "torch.compile, Triton, CUDA, difficulty, performance, flexibility"},
+      {"q3.e", "难度、性能、灵活性、torch.compile、Triton、CUDA"},
+      {"q3.e", "Triton. Hard. Fast. Flexible."},
+  };
+  for (const auto& [id, answer] : lists) {
+    INFO(id << ": " << answer);
+    const part_grade g = grade_part(id, answer);
+    CHECK(g.points == 0);
+    CHECK(g.vetoes.empty());
+  }
+}
+
+TEST_CASE("part of an explanation earns part of the points; a contradiction costs its point",
+          "[claims]") {
+  const part_grade one =
+      grade_part("q1.h", "S and P are N×N and are written to HBM and read back.");
+  CHECK(one.points == Approx(0.4 / 3));
+  CHECK(one.feedback ==
+        "q1.h: does not mention: the N² (quadratic) term of activation memory (lesson 2's "
+        "formula); FA keeps the blocks in SRAM (on chip) and never materialises S");
+  const part_grade denied = grade_part(
+      "q1.h",
+      "S grows with N², the quadratic term of lesson 2. It is not memory-bound. FlashAttention "
+      "keeps the tiles in SRAM.");
+  CHECK(denied.points == Approx(0.4 * 2 / 3));
+  CHECK(denied.feedback ==
+        "q1.h: contradicts: S/P (N×N) are written to and read back from HBM: memory-bound "
+        "(\"It is not memory-bound.\")");
+  const part_grade zh = grade_part(
+      "q2.h",
+      "相邻线程访问的地址并不连续。请求被合并成少数几个事务。naive 映射是跨步访问，浪费带宽。", "",
+      {}, lang::zh);
+  CHECK(zh.points == Approx(0.35 * 2 / 3));
+  CHECK(zh.feedback ==
+        "q2.h：与要点相反：warp 内相邻线程访问连续地址（“相邻线程访问的地址并不连续。”）");
+}
+
+namespace {
+
+// Sentences that state each misconception (at least five in English and five in Chinese),
+// and sentences that deny it.
+struct misconception_case {
+  std::string veto;
+  std::vector<std::string> stated, denied;
+};
+const std::vector<misconception_case> misconception_cases = {
+    {"flops-reduced",
+     {"FlashAttention does fewer FLOPs.",
+      "FlashAttention reduces the number of floating-point operations.",
+      "FA lowers the FLOPs of attention.", "FA cuts the amount of computation needed.",
+      "Because of tiling, FA needs less compute.", "FA reduces the FLOPs and the memory.",
+      "FlashAttention 减少了计算量。", "FA 通过分块降低了 FLOPs。", "FlashAttention 的计算量更少。",
+      "FA 让注意力的计算量变少了。", "FlashAttention 省掉了大量乘加，所以计算量下降。",
+      "FA 使注意力的时间复杂度变成线性。"},
+     {"FA does not reduce FLOPs.", "FA doesn't lower the FLOPs; it lowers HBM traffic.",
+      "With FA, FLOPs are not reduced.", "FA reduces HBM traffic, not FLOPs.",
+      "FA reduces memory traffic and the FLOPs stay the same.", "FlashAttention 不会减少计算量。",
+      "FlashAttention 并没有降低 FLOPs。", "FA 降低了访存和显存，计算量不变。",
+      "FA 降低的是访存而不是计算量。", "FLOPs 仍是 O(N²d)，显存降到 O(N)。"}},
+    {"no-running-max",
+     {"The running max is only a speed trick.", "The running max is just there to make it faster.",
+      "We keep the running max for performance.", "The max is subtracted only to speed things up.",
+      "The running max is not needed; it is only for readability.",
+      "You can skip the running max, it is optional.", "running max 只是为了加速。",
+      "维护 running max 是为了更快。", "running max 可有可无，只是让代码好读。",
+      "不需要 running max，它只是一个优化技巧。", "减去最大值只是为了提高速度。"},
+     {"The running max is not a speed trick: it keeps exp from overflowing.",
+      "The running max is not just for speed; it is for numerical stability.",
+      "The running max is needed for numerical stability, not for speed.",
+      "running max 不是为了加速，而是为了数值稳定。",
+      "running max 不只是为了加速，更是为了防止 exp 溢出。",
+      "running max 不可省略，否则 exp 会溢出。", "FA 不需要物化 S，但 running max 必须维护。"}},
+    {"blockwise-softmax-concat",
+     {"Softmax each block and concatenate, it is exactly the same.",
+      "You can softmax each K block separately and just concatenate the results.",
+      "Per-block softmax, concatenated, gives the same result as the full-row softmax.",
+      "Taking softmax per block and joining them is equivalent to the full softmax.",
+      "No rescaling is needed: the blocks can simply be concatenated.",
+      "分块 softmax 后直接拼接结果一样。", "每个块分别做 softmax 再拼起来，和整行 softmax 相同。",
+      "对每个 K 块分别 softmax 后拼接即可，不需要重新缩放。",
+      "分块做 softmax 再拼接，结果等价于整行 softmax。", "每块 softmax 完直接拼接就行。"},
+     {"Per-block softmax concatenated is not the same as the full softmax.",
+      "You cannot just concatenate the per-block softmax results.",
+      "If you just concatenate per-block softmax results, the rows no longer sum to 1.",
+      "分块 softmax 后直接拼接结果不一样。", "不能直接拼接，必须按 exp(m_old − m_new) 重新缩放。",
+      "分块 softmax 再直接拼接，结果与整行 softmax 不同。"}},
+    {"hbm-smem-bandwidth",
+     {"Shared memory and HBM are both about 3 TB/s.",
+      "Shared memory has about the same bandwidth as HBM.", "SRAM is roughly as fast as HBM.",
+      "The bandwidth of shared memory is similar to HBM's.",
+      "SRAM is only slightly faster than HBM.",
+      "Shared memory is a thousand times faster than HBM.", "HBM is faster than shared memory.",
+      "共享内存和 HBM 带宽差不多。", "SRAM 跟 HBM 差不多快。",
+      "共享内存的带宽和 HBM 在同一数量级。", "共享内存比 HBM 快一千倍。", "共享内存比 HBM 慢。",
+      "共享内存和 HBM 都是约 3 TB/s。"},
+     {"Shared memory is about ten times faster than HBM.",
+      "SRAM bandwidth is an order of magnitude higher than HBM, not about the same.",
+      "Shared memory is not about the same as HBM: it is ~10x faster.",
+      "共享内存带宽差不多是 HBM 的 10 倍。", "共享内存和 HBM 带宽并不差不多，前者约高一个数量级。",
+      "共享内存带宽远高于 HBM，不在同一数量级。"}},
+};
+
+}  // namespace
+
+TEST_CASE("a misconception stated in free text raises its veto provisionally; denied, it does not",
+          "[claims]") {
+  for (const auto& c : misconception_cases) {
+    CHECK(c.stated.size() >= 10);
+    for (const auto& text : c.stated) {
+      INFO(c.veto << ": " << text);
+      // In an explanation's answer, and in the prose under a choice's boxes.
+      for (const auto& g : {grade_part("q1.h", text), grade_part("q1.a", "", text, {"c"})}) {
+        REQUIRE(g.vetoes.size() == 1);
+        CHECK(g.vetoes[0].id == c.veto);
+        CHECK(g.vetoes[0].provisional);
+        CHECK_THAT(g.vetoes[0].reason, Catch::Matchers::Contains(text.substr(0, 20)));
+        CHECK(g.needs_review);
+      }
+    }
+    for (const auto& text : c.denied) {
+      INFO(c.veto << ": " << text);
+      CHECK(grade_part("q1.h", text).vetoes.empty());
+      CHECK(grade_part("q1.a", "", text, {"c"}).vetoes.empty());
+    }
+  }
+  // Only the first misconception of a veto, quoted and named, zh or en.
+  const part_grade en =
+      grade_part("q1.a", "", "FA does fewer FLOPs. It also lowers the FLOPs.", {"c"});
+  REQUIRE(en.vetoes.size() == 1);
+  CHECK(en.vetoes[0].reason ==
+        "q1.a: \"FA does fewer FLOPs.\" states a misconception: FlashAttention lowers the FLOPs "
+        "(provisional, for review)");
+  CHECK(en.points == Approx(0.2));  // the tick still earns its points
+  const part_grade zh = grade_part("q1.h", "FA 减少了计算量。", "", {}, lang::zh);
+  REQUIRE(zh.vetoes.size() == 1);
+  CHECK(zh.vetoes[0].reason ==
+        "q1.h：“FA 减少了计算量。”表达了一个误解：FlashAttention "
+        "降低了计算量（FLOPs）（暂定，待复核）");
+  // A long sentence is cut in the quote.
+  const std::string long_one = "FlashAttention does fewer FLOPs " + std::string(300, 'x') + ".";
+  CHECK(grade_part("q1.h", long_one).vetoes[0].reason.size() < 250);
+  // A number's answer is free text too.
+  CHECK(ids(grade_part("q2.f", "3.35 TB/s; shared memory has about the same bandwidth as HBM")
+                .vetoes) == std::set<std::string>{"hbm-smem-bandwidth"});
+  // Outside its parts a misconception is not read: FA-2 does cut non-matmul FLOPs.
+  CHECK(grade_part("q2.h", "Coalescing reduces the FLOPs.").vetoes.empty());
+  CHECK(
+      grade_part("q3.c", "", "FA-2 reduces the FLOPs outside the matmuls.", {"b"}).vetoes.empty());
+  // The solution's explanations state none.
+  for (const char* id : {"q1.h", "q2.h", "q3.e"})
+    CHECK(grade_part(id, solution_answer(id)).vetoes.empty());
+}
+
+TEST_CASE("a wrong tick whose own text gives the right reason has its veto lifted", "[claims]") {
+  struct lift_case {
+    std::string part;
+    std::set<std::string> ticks;
+    std::string veto, reason, wrong_reason;
+  };
+  const std::vector<lift_case> cases = {
+      {"q1.d",
+       {"a", "b", "c"},
+       "flops-reduced",
+       "I ticked (a) too, but the FLOPs stay the same; FlashAttention reduces HBM traffic.",
+       "FlashAttention is faster."},
+      {"q1.d", {"a", "b"}, "flops-reduced", "FA 的计算量不变，降低的是 HBM 访存。", "FA 更快。"},
+      {"q1.f",
+       {"b"},
+       "no-running-max",
+       "Numerical stability: after subtracting the max, exp's argument is <= 0 and cannot "
+       "overflow.",
+       "It makes the loop shorter."},
+      {"q1.f",
+       {"c"},
+       "no-running-max",
+       "为了数值稳定，减去最大值后 exp 不会溢出。",
+       "为了少算一点。"},
+      {"q1.f", {}, "no-running-max", "The max keeps exp from overflowing.", ""},
+      {"q1.g",
+       {"a"},
+       "blockwise-softmax-concat",
+       "Each block used its own max, so the old blocks must be rescaled by exp(m_old - m_new).",
+       "It is the same."},
+      {"q1.g",
+       {"a"},
+       "blockwise-softmax-concat",
+       "每块用了自己的 max 与和，必须重新缩放。",
+       "一样的。"},
+      {"q2.g",
+       {"a"},
+       "hbm-smem-bandwidth",
+       "Shared memory is about ten times faster than HBM.",
+       "Both are fast."},
+      {"q2.g",
+       {"c"},
+       "hbm-smem-bandwidth",
+       "共享内存带宽约比 HBM 高一个数量级。",
+       "共享内存很快。"},
+      {"q3.d",
+       {"a"},
+       "flops-reduced",
+       "FA-3 does not reduce the FLOPs; it uses Hopper's TMA and FP8.",
+       "FA-3 is for Hopper."},
+  };
+  for (const auto& c : cases) {
+    INFO(c.part << " ticked " << c.ticks.size() << ": " << c.reason);
+    const part_grade plain = grade_part(c.part, "", "", c.ticks);
+    CHECK(ids(plain.vetoes).count(c.veto) == 1);
+    CHECK(plain.lifted.empty());
+    const part_grade lifted = grade_part(c.part, "", c.reason, c.ticks);
+    CHECK(lifted.vetoes.empty());
+    REQUIRE_FALSE(lifted.lifted.empty());
+    CHECK(ids(lifted.lifted) == ids(plain.vetoes));
+    for (const auto& v : lifted.lifted) CHECK(v.provisional);
+    CHECK(lifted.needs_review);
+    CHECK(lifted.points == Approx(plain.points));  // points stay as the ticks earned
+    if (!c.wrong_reason.empty()) {
+      const part_grade wrong = grade_part(c.part, "", c.wrong_reason, c.ticks);
+      CHECK(ids(wrong.vetoes) == ids(plain.vetoes));
+      CHECK(wrong.lifted.empty());
+    }
+  }
+  // The reason says what lifted it.
+  const part_grade g = grade_part("q1.g", "", "The blocks must be rescaled.", {"a"});
+  REQUIRE(g.lifted.size() == 1);
+  CHECK(g.lifted[0].reason ==
+        "q1.g: ticked (a); lifted: the part's own text gives the right reason: \"The blocks must "
+        "be rescaled.\" (provisional, for review)");
+  // The right reason beside the misconception lifts nothing: the veto stays, now provisional too.
+  const part_grade both =
+      grade_part("q1.d", "", "FA reduces HBM traffic. It also reduces the FLOPs.", {"a", "b", "c"});
+  CHECK(ids(both.vetoes) == std::set<std::string>{"flops-reduced"});
+  CHECK(both.lifted.empty());
+  // A right tick raises nothing to lift.
+  const part_grade right = grade_part("q1.f", "", "Numerical stability.", {"a"});
+  CHECK(right.vetoes.empty());
+  CHECK(right.lifted.empty());
+  CHECK_FALSE(right.needs_review);
+}

@@ -13,6 +13,7 @@
 
 #include "grader/lesson/answers.hpp"
 #include "grader/lesson/claims.hpp"
+#include <nlohmann/json.hpp>
 
 using grader::answer_key;
 using grader::answers_doc;
@@ -627,4 +628,69 @@ TEST_CASE("a wrong tick whose own text gives the right reason has its veto lifte
   CHECK(right.vetoes.empty());
   CHECK(right.lifted.empty());
   CHECK_FALSE(right.needs_review);
+}
+
+// ==== unless, and phrasings found by independently written answers
+// ==========================================================================================
+
+TEST_CASE("a claim with `unless` does not hold in a sentence that states its condition",
+          "[claims]") {
+  const auto claims = grader::claims_from_json(nlohmann::json::parse(R"([
+    {"all": [["block"], ["concatenat"], ["same"]], "unless": ["rescal", "only after"]}])"));
+  REQUIRE(claims.size() == 1);
+  const claim_text plain("Softmax per block, then concatenated, is the same.");
+  CHECK(plain.find(claims).status == claim_status::stated);
+  CHECK(claim_text("Only after rescaling are the concatenated blocks the same.")
+            .find(claims)
+            .status == claim_status::absent);
+  // Another sentence without the condition still states it.
+  CHECK(claim_text("Rescale first. Softmax per block, then concatenated, is the same.")
+            .find(claims)
+            .status == claim_status::stated);
+  CHECK_THROWS(grader::claims_from_json(nlohmann::json::parse(R"([{"all": [["a"]], "if": []}])")));
+  CHECK_THROWS(grader::claims_from_json(nlohmann::json::parse(R"([{"unless": ["x"]}])")));
+}
+
+TEST_CASE("the lesson13 key: conditional truths raise no veto; the misses found are caught",
+          "[claims]") {
+  for (const char* right :
+       {"Only after rescaling by exp(m_old - m_new) are the concatenated blocks the same as the "
+        "full softmax.",
+        "每块用的是自己的最大值，拼接之前必须按 exp(m_old − m_new) 重新缩放，缩放之后才和整行 "
+        "softmax 一样。"}) {
+    INFO(right);
+    CHECK(grade_part("q1.h", right).vetoes.empty());
+  }
+  const std::pair<const char*, const char*> wrong[] = {
+      {"each block's softmax can simply be concatenated with the others",
+       "blockwise-softmax-concat"},
+      {"The running max isn't really needed; it just makes the kernel a bit faster.",
+       "no-running-max"},
+      {"We could drop the running max entirely, it is just an optimization.", "no-running-max"},
+  };
+  for (const auto& [text, veto] : wrong) {
+    INFO(text);
+    CHECK(ids(grade_part("q1.h", text).vetoes) == std::set<std::string>{veto});
+  }
+}
+
+TEST_CASE("the lesson13 key: never materialising S, in other constructions", "[claims]") {
+  const std::string rest =
+      " S 是 N×N 的，写回 HBM 再读出来，带宽成了瓶颈，这是激活公式里的 N² 二次项。";
+  for (const char* never :
+       {"FlashAttention 从来不把 S 写到 HBM 里。", "FlashAttention 不需要把完整的 S 存到显存。",
+        "FlashAttention 不用把整个 S 存下来。"}) {
+    INFO(never);
+    const auto g = grade_part("q1.h", std::string(never) + rest);
+    CHECK(g.points == Approx(g.max_points));
+  }
+  for (const char* never : {"With FlashAttention the full S never exists anywhere.",
+                            "FlashAttention never keeps the whole N×N matrix around."}) {
+    INFO(never);
+    const auto g = grade_part(
+        "q1.h", std::string(never) +
+                    " The N×N scores S are written to HBM and read back, so it is memory-bound. "
+                    "It is the quadratic N² term of the activation memory.");
+    CHECK(g.points == Approx(g.max_points));
+  }
 }

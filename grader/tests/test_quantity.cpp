@@ -600,19 +600,19 @@ TEST_CASE("grade_answers: a wrong number quotes the student and the key's unit",
   CHECK(g.feedback == "q2.f: you wrote \"3.5 GB/s\" = 0.0035 TB/s; wrong value");
   REQUIRE(g.vetoes.size() == 1);
   CHECK(g.vetoes[0].id == "hbm-smem-bandwidth");
-  CHECK(g.vetoes[0].reason == "q2.f: \"3.5 GB/s\" = 0.0035 TB/s is off by an order of magnitude");
+  CHECK(g.vetoes[0].reason == "q2.f: \"3.5 GB/s\" = 0.0035 TB/s is off by at least an order of magnitude");
   const auto zh = grade(q2f(), "3.5 GB/s", lang::zh);
   CHECK(zh.feedback == "q2.f：你写的是 “3.5 GB/s” = 0.0035 TB/s，数值不对");
-  CHECK(zh.vetoes[0].reason == "q2.f：“3.5 GB/s” = 0.0035 TB/s 的量级不对");
+  CHECK(zh.vetoes[0].reason == "q2.f：“3.5 GB/s” = 0.0035 TB/s 的量级不对（至少差一个数量级）");
 
   const auto far = grade(q2f(), "3350 TB/s");
   CHECK(far.feedback == "q2.f: you wrote \"3350 TB/s\"; wrong value");
   REQUIRE(far.vetoes.size() == 1);
-  CHECK(far.vetoes[0].reason == "q2.f: \"3350 TB/s\" is off by an order of magnitude");
+  CHECK(far.vetoes[0].reason == "q2.f: \"3350 TB/s\" is off by at least an order of magnitude");
   const auto bare = grade(q2f(), "3350");
   REQUIRE(bare.vetoes.size() == 1);
   CHECK(bare.vetoes[0].reason ==
-        "q2.f: \"3350\" (read as 3350 TB/s) is off by an order of magnitude");
+        "q2.f: \"3350\" (read as 3350 TB/s) is off by at least an order of magnitude");
   // Wrong but plausible: no veto.
   const auto near = grade(q2f(), "2 TB/s");
   CHECK(near.points == 0);
@@ -629,7 +629,7 @@ TEST_CASE("grade_answers: a wrong number quotes the student and the key's unit",
   CHECK(grade(number_key("q.n", 32, 0.5, "MiB"), "33", lang::zh).feedback ==
         "q.n：你写的是 “33”（按 33 MiB 读），数值不对");
   CHECK(grade(q2f(), "19", lang::zh).vetoes.at(0).reason ==
-        "q2.f：“19”（按 19 TB/s 读） 的量级不对");
+        "q2.f：“19”（按 19 TB/s 读） 的量级不对（至少差一个数量级）");
 }
 
 TEST_CASE("grade_answers: MB for MiB loses the points, with a note", "[quantity]") {

@@ -326,10 +326,10 @@ std::vector<part_grade> grade_answers(const answers_doc& doc, const answer_key& 
         // Without a unit the magnitude is the key's guess, not the student's claim
         // ("3.35e12" may mean B/s): the veto is then provisional, for review.
         if (!k.veto_if_outside.empty() && (q.value < k.outside_lo || q.value > k.outside_hi)) {
-          g.vetoes.push_back(
-              {k.veto_if_outside,
-               trf(l, "{}：{} 的量级不对", "{}: {} is off by an order of magnitude", k.id, said),
-               q.unit_assumed});
+          g.vetoes.push_back({k.veto_if_outside,
+                              trf(l, "{}：{} 的量级不对（至少差一个数量级）",
+                                  "{}: {} is off by at least an order of magnitude", k.id, said),
+                              q.unit_assumed});
           g.needs_review |= q.unit_assumed;
         }
       }
@@ -397,8 +397,11 @@ std::vector<part_grade> grade_answers(const answers_doc& doc, const answer_key& 
         std::vector<veto_hit> kept;
         for (veto_hit& v : g.vetoes) {
           // The right reason does not lift a veto whose misconception the text also states.
-          if (std::any_of(said.begin(), said.end(),
-                          [&](const veto_hit& s) { return s.id == v.id; })) {
+          // Its reason quotes that sentence too, so the reviewer sees why the lift was refused.
+          const auto blocking = std::find_if(said.begin(), said.end(),
+                                             [&](const veto_hit& s) { return s.id == v.id; });
+          if (blocking != said.end()) {
+            v.reason += "; " + blocking->reason;
             kept.push_back(std::move(v));
             continue;
           }

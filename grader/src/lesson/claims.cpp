@@ -251,10 +251,26 @@ claim make_claim(const std::vector<std::vector<std::string>>& groups) {
 }
 
 std::vector<claim> claims_from_json(const nlohmann::json& j) {
-  const auto list = j.get<std::vector<std::vector<std::vector<std::string>>>>();
-  if (list.empty()) throw std::invalid_argument("a list of claims is empty");
+  if (!j.is_array() || j.empty()) throw std::invalid_argument("a list of claims is empty");
   std::vector<claim> out;
-  for (const auto& c : list) out.push_back(make_claim(c));
+  for (const auto& entry : j) {
+    if (!entry.is_object()) {
+      out.push_back(make_claim(entry.get<std::vector<std::vector<std::string>>>()));
+      continue;
+    }
+    for (const auto& [key, value] : entry.items())
+      if (key != "all" && key != "unless")
+        throw std::invalid_argument("a claim has an unknown key \"" + key + "\"");
+    claim c = make_claim(entry.at("all").get<std::vector<std::vector<std::string>>>());
+    for (const auto& a : entry.value("unless", std::vector<std::string>{})) {
+      std::string n;
+      normalise(a, n, nullptr);
+      if (n.find_first_not_of(" \n$") == std::string::npos)
+        throw std::invalid_argument("a claim has a blank \"unless\" pattern");
+      c.unless.push_back(std::move(n));
+    }
+    out.push_back(std::move(c));
+  }
   return out;
 }
 
@@ -457,6 +473,11 @@ claim_text::claim_text(std::string_view text) {
 claim_text::verdict claim_text::judge(const sentence& st, const claim& c) const {
   const std::string& s = norm_;
   const size_t b = st.whole.b, e = st.whole.e;
+  for (std::string_view alt : c.unless) {
+    bool found = false;
+    each_match(s, b, e, alt, [&](size_t, size_t) { found = true; });
+    if (found) return verdict::absent;
+  }
   std::vector<std::vector<span>> occ(c.groups.size());
   std::vector<span> own;
   for (size_t g = 0; g < c.groups.size(); ++g) {

@@ -330,8 +330,17 @@ void check_update_case(const update_case& uc) {
     for (int r = 0; r < Br; ++r)
       for (int c = 0; c < Bc; ++c)
         S_ij[static_cast<size_t>(r) * Bc + c] = static_cast<float>(uc.S[r][offset + c]);
-    lesson13::online_softmax_update(S_ij.data(), uc.V.data() + static_cast<size_t>(offset) * d, Br,
-                                    Bc, d, m.data(), l.data(), O.data());
+    // A copy of V_j: the references read uc.V, whatever the update writes into its input.
+    const auto V_begin = uc.V.begin() + static_cast<long>(offset) * d;
+    std::vector<float> V_j(V_begin, V_begin + static_cast<long>(Bc) * d);
+    lesson13::online_softmax_update(S_ij.data(), V_j.data(), Br, Bc, d, m.data(), l.data(),
+                                    O.data());
+    if (!std::equal(V_j.begin(), V_j.end(), V_begin)) {
+      failure =
+          "online_softmax_update wrote into its input V_j, which is const: it must only "
+          "read it";
+      break;
+    }
     offset += Bc;
     const int blocks = static_cast<int>(j) + 1;
     for (int r = 0; r < Br && failure.empty(); ++r) {
@@ -365,6 +374,7 @@ void check_update_case(const update_case& uc) {
       "m = their max, l = sum exp(s - m), O = sum exp(s - m) V");
   REQUIRE(m_is_max);
   REQUIRE(worst <= 1.0);
+  REQUIRE(failure.empty());
 }
 
 std::vector<row_kind> random_kinds(std::mt19937_64& rng, int Br) {
@@ -470,12 +480,23 @@ problem make_problem(std::mt19937_64& rng, int n, int d, int block_size, problem
 
 constexpr float kSentinel = 7.25f;  // after O's n x d elements: must stay untouched
 
-std::vector<float> run_flash(const problem& p) {
-  std::vector<float> O(static_cast<size_t>(p.n) * p.d + 8);
-  course::poison(O);
-  std::fill(O.end() - 8, O.end(), kSentinel);
-  lesson13::flash_attention(p.Q.data(), p.K.data(), p.V.data(), p.n, p.d, p.block_size, O.data());
-  return O;
+// The student's code gets copies of Q, K and V: the references read the originals, so
+// a flash_attention that writes into its const inputs cannot change what it is checked
+// against, and the copies show whether it did.
+struct flash_run {
+  std::vector<float> O;  // n x d, then 8 sentinels
+  bool inputs_changed = false;
+};
+
+flash_run run_flash(const problem& p) {
+  flash_run out;
+  out.O.resize(static_cast<size_t>(p.n) * p.d + 8);
+  course::poison(out.O);
+  std::fill(out.O.end() - 8, out.O.end(), kSentinel);
+  std::vector<float> Q = p.Q, K = p.K, V = p.V;
+  lesson13::flash_attention(Q.data(), K.data(), V.data(), p.n, p.d, p.block_size, out.O.data());
+  out.inputs_changed = Q != p.Q || K != p.K || V != p.V;
+  return out;
 }
 
 std::vector<float> output_of(const std::vector<float>& O_with_sentinel) {
@@ -562,7 +583,12 @@ std::string diagnose_flash(const problem& p, const std::vector<float>& got,
 
 // Runs flash_attention on a problem and checks every element against its bound.
 void check_flash(const problem& p) {
-  const std::vector<float> with_sentinel = run_flash(p);
+  const flash_run run = run_flash(p);
+  INFO((run.inputs_changed ? describe(p) + ": flash_attention wrote into its inputs Q, K or V, "
+                                           "which are const: it must only read them"
+                           : std::string()));
+  REQUIRE_FALSE(run.inputs_changed);
+  const std::vector<float>& with_sentinel = run.O;
   const std::vector<float> got = output_of(with_sentinel);
   const ref::attention_result want = ref::attention_with_magnitudes(p.Q, p.K, p.V, p.n, p.d, p.n);
   double worst = 0.0;
@@ -855,7 +881,9 @@ TEST_CASE("veto check: the output is not per-block softmax concatenated",
   try {
     for (const auto& s : shapes) {
       const problem p = make_problem(rng, s[0], s[1], s[2], problem_kind::random, 1.0);
-      const std::vector<float> got = output_of(run_flash(p));
+      const flash_run run = run_flash(p);
+      if (run.inputs_changed) continue;  // not this misconception's signature
+      const std::vector<float> got = output_of(run.O);
       const std::vector<double> right = ref::standard_attention(p.Q, p.K, p.V, p.n, p.d);
       for (bool average : {false, true}) {
         const auto concat =

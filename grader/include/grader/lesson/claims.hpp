@@ -41,13 +41,17 @@ namespace grader {
 // but not "差不多是 HBM 的 10 倍".
 struct claim {
   std::vector<std::vector<std::string>> groups;  // normalised
+  // A sentence holding any of these does not make the claim, whatever it matches: the
+  // condition that turns a misconception into a truth ("the same only after rescaling").
+  std::vector<std::string> unless;  // normalised
 };
 
 // A claim from the key's groups, normalised like the text. Throws std::invalid_argument
 // on an empty group, or an alternative that is blank (it would match every answer).
 claim make_claim(const std::vector<std::vector<std::string>>& groups);
 
-// The key's "claims": [[[alt, ...], ...], ...]. Throws nlohmann::json::exception on a
+// The key's "claims": [claim, ...], each claim either [[alt, ...], ...] (its groups) or
+// {"all": [[alt, ...], ...], "unless": [alt, ...]}. Throws nlohmann::json::exception on a
 // wrong type, std::invalid_argument as make_claim does, or on an empty list.
 std::vector<claim> claims_from_json(const nlohmann::json& j);
 

@@ -454,7 +454,8 @@ TEST_CASE("grade_answers: veto_if_outside fires for a number outside its range",
   }
   const auto far = grade_one(outside_part, outside_doc("19"));
   REQUIRE(far.vetoes.size() == 1);
-  CHECK(far.vetoes[0].reason == "q2.f: \"19\" (read as 19 TB/s) is off by at least an order of magnitude");
+  CHECK(far.vetoes[0].reason ==
+        "q2.f: \"19\" (read as 19 TB/s) is off by at least an order of magnitude");
   CHECK(far.feedback == "q2.f: you wrote \"19\" (read as 19 TB/s); wrong value");
   CHECK(grade_one(outside_part, outside_doc("19"), lang::zh).vetoes[0].reason ==
         "q2.f：“19”（按 19 TB/s 读） 的量级不对（至少差一个数量级）");

@@ -600,7 +600,8 @@ TEST_CASE("grade_answers: a wrong number quotes the student and the key's unit",
   CHECK(g.feedback == "q2.f: you wrote \"3.5 GB/s\" = 0.0035 TB/s; wrong value");
   REQUIRE(g.vetoes.size() == 1);
   CHECK(g.vetoes[0].id == "hbm-smem-bandwidth");
-  CHECK(g.vetoes[0].reason == "q2.f: \"3.5 GB/s\" = 0.0035 TB/s is off by at least an order of magnitude");
+  CHECK(g.vetoes[0].reason ==
+        "q2.f: \"3.5 GB/s\" = 0.0035 TB/s is off by at least an order of magnitude");
   const auto zh = grade(q2f(), "3.5 GB/s", lang::zh);
   CHECK(zh.feedback == "q2.f：你写的是 “3.5 GB/s” = 0.0035 TB/s，数值不对");
   CHECK(zh.vetoes[0].reason == "q2.f：“3.5 GB/s” = 0.0035 TB/s 的量级不对（至少差一个数量级）");

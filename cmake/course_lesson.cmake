@@ -18,6 +18,34 @@ option(COURSE_SANITIZE "Grading trees: build C++ exercise code with ASan and UBS
 set(course_sanitize_flags -fsanitize=address,undefined -fno-sanitize-recover=all
     -fno-omit-frame-pointer)
 
+# Sets <out> to whether sanitized programs run on this machine, and writes the answer
+# to <build>/sanitizers.txt for the grader's report. Some kernels (vm.mmap_rnd_bits = 32
+# with GCC 12's libasan) make every ASan program die at start: grading under them would
+# fail every C++ item, so such a tree builds plainly and the report says why.
+function(course_check_sanitizers out)
+  if(NOT COURSE_SANITIZE)
+    file(WRITE "${CMAKE_BINARY_DIR}/sanitizers.txt" "off: COURSE_SANITIZE=OFF\n")
+    set(${out} OFF PARENT_SCOPE)
+    return()
+  endif()
+  include(CheckCXXSourceRuns)
+  set(CMAKE_REQUIRED_FLAGS "${course_sanitize_flags}")
+  string(REPLACE ";" " " CMAKE_REQUIRED_FLAGS "${CMAKE_REQUIRED_FLAGS}")
+  set(CMAKE_REQUIRED_LINK_OPTIONS ${course_sanitize_flags})
+  set(CMAKE_REQUIRED_QUIET ON)
+  check_cxx_source_runs([[
+#include <vector>
+int main() { std::vector<int> v(4, 1); return v[3] - 1; }
+]] COURSE_SANITIZERS_RUN)
+  if(COURSE_SANITIZERS_RUN)
+    file(WRITE "${CMAKE_BINARY_DIR}/sanitizers.txt" "on\n")
+  else()
+    file(WRITE "${CMAKE_BINARY_DIR}/sanitizers.txt"
+         "off: a program built with ${CMAKE_REQUIRED_FLAGS} does not run on this machine\n")
+  endif()
+  set(${out} ${COURSE_SANITIZERS_RUN} PARENT_SCOPE)
+endfunction()
+
 function(course_add_lesson lesson)
   cmake_parse_arguments(PARSE_ARGV 1 arg "GRADING" "" "")
   set(lesson_dir "${PROJECT_SOURCE_DIR}/lessons/${lesson}")
@@ -27,6 +55,9 @@ function(course_add_lesson lesson)
   endif()
   set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${manifest}")
   file(READ "${manifest}" manifest_json)
+  if(arg_GRADING)
+    course_check_sanitizers(sanitize)
+  endif()
 
   # References (CPU and GPU) shared by the lesson's tests: compiled once per tree.
   file(GLOB reference_cpp CONFIGURE_DEPENDS "${lesson_dir}/reference/*.cpp")
@@ -75,7 +106,7 @@ function(course_add_lesson lesson)
     else()
       target_sources(${lesson}_${id}_code PRIVATE "${source}")
       target_compile_options(${lesson}_${id}_code PRIVATE -O1)
-      if(arg_GRADING AND COURSE_SANITIZE)
+      if(arg_GRADING AND sanitize)
         # Graded C++ runs under AddressSanitizer and UBSan: a read one past a row
         # fails the item with the sanitizer's summary instead of passing by luck.
         # -g1 (line tables only, 0.15 s faster than -g) gives it the student's file and line.

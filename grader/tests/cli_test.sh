@@ -111,6 +111,26 @@ def graded(f):
 a, b, c = (graded('$work/' + n + '.json') for n in ('once', 'twice', 'fresh'))
 sys.exit(not (a == b == c and json.load(open('$work/twice.json'))['reused']))"
 
+# A read past a heap block in the student's C++ (run at start-up, so every code item meets
+# it): AddressSanitizer's summary at the student's line, the same fresh or from the cache.
+mkdir -p "$work/oob"
+cp "$work/sub/"* "$work/oob/" && cp "$root/solutions/$lesson/$cpp" "$work/oob/$cpp"
+cp "$root/solutions/$lesson/$answers" "$work/oob/$answers"
+printf '\n#include <vector>\nstatic const int course_probe = [] { std::vector<int> v(1, 0); volatile int* p = v.data(); return p[1]; }();\n' >>"$work/oob/$cpp"
+oob_line=$(wc -l <"$work/oob/$cpp")
+run --submission "$work/oob" --json "$work/oob1.json" >/dev/null
+run --submission "$work/oob" --json "$work/oob2.json" >/dev/null
+check "an out-of-bounds read fails the C++ items with ASan's summary at the student's line" python3 -c "
+import json, sys
+r = json.load(open('$work/oob1.json'))
+code = [i for u in r['units'] for i in u['items'] if i['status'] != 'pass' and 'heap-buffer-overflow' in i['feedback']]
+sys.exit(not (code and all('$cpp:$oob_line' in i['feedback'] for i in code)))"
+check "the sanitizer's verdict is the same from the cache" python3 -c "
+import json, sys
+def graded(f):
+    r = json.load(open(f)); r.pop('reused'); return r
+sys.exit(not (graded('$work/oob1.json') == graded('$work/oob2.json') and json.load(open('$work/oob2.json'))['reused']))"
+
 printf '{"schema": 1, "parts": {"q1.h": 7}}' >"$work/big.json"
 check "an override above the part's points -> one-line error, exit 2 (never a clamp)" \
   one_line_error "$grader" "$lesson" --root "$root" --build-dir "$work/tree" --answers --override "$work/big.json"

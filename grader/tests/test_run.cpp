@@ -283,6 +283,28 @@ TEST_CASE("cached runs come back only for the same binary and every tag asked", 
             .empty());
 }
 
+TEST_CASE("a cached run keeps everything its score reads: exit status and output", "[run]") {
+  temp_dir dir;
+  const fs::path bin = fake_binary(dir.path, "record '" + passing_line + "'\n");
+  const fs::path cache = dir.path / "x.cache.json";
+  const std::string fp = grader::binary_fingerprint(bin);
+  tag_run stopped = run_tag(bin, "[code.update]", 42, 10s, 1);
+  stopped.process.exit_code = grader::sanitizer_exit_code;
+  // A sanitizer's report, and bytes that are not UTF-8 (the student's program wrote them).
+  stopped.process.output =
+      "==1==ERROR: AddressSanitizer: heap-buffer-overflow on address 0\n"
+      "    #0 0x1 in f /s/online_softmax.cpp:23\n\xff\xfe\n";
+  grader::save_cached_runs(cache, fp, 42, 10s, {stopped});
+  unsigned seed = 0;
+  const auto back = grader::load_cached_runs(cache, fp, 10s, {"[code.update]"}, &seed);
+  REQUIRE(back.size() == 1);
+  const tag_run& again = back.at("[code.update]");
+  CHECK(again.process.exit_code == grader::sanitizer_exit_code);
+  CHECK(grader::sanitizer_summary(again.process.output, "online_softmax.cpp") ==
+        grader::sanitizer_summary(stopped.process.output, "online_softmax.cpp"));
+  CHECK_THAT(again.process.output, Contains("online_softmax.cpp:23"));
+}
+
 TEST_CASE("parse_records reads the unfilled-blank field the reporter sets", "[run]") {
   const auto records = parse_records(
       R"({"test":"t","passed":false,"blank":"m_new","failures":[{"kind":"exception","message":"x"}]})"

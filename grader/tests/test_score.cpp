@@ -412,6 +412,26 @@ TEST_CASE("score_report: build failures, blanks and reused results are reported 
   CHECK(rep.units[1].items[0].status == item_status::error);
 }
 
+TEST_CASE("score_report: a tree whose sanitizers cannot run says so once, only for C++ code",
+          "[score]") {
+  const auto m = tiny_manifest();
+  grader::resolved what;
+  for (const auto& u : m.units) what.units.push_back(&u);
+  what.files = {{&m.exercises[0], "/sub/code.cpp", {}}, {&m.exercises[2], "/sub/answers.md", {}}};
+  grader::build_result built;
+  built.exercises["code"] = {"code", "code.cpp", true, false, "", "/tree/bin/tiny_code_tests"};
+  built.sanitizers = "off: a program built with -fsanitize=address does not run on this machine";
+  grader::test_runs runs;
+  runs.runs = all_right().runs;
+  auto rep = grader::score_report(m, what, built, runs, all_right().answers, {}, lang::en);
+  REQUIRE(rep.messages.size() == 1);
+  CHECK_THAT(rep.messages[0],
+             Contains("cannot be used here (a program built with") && Contains("were not checked"));
+  built.sanitizers = "on";
+  rep = grader::score_report(m, what, built, runs, all_right().answers, {}, lang::en);
+  CHECK(rep.messages.empty());
+}
+
 TEST_CASE("score_code_item: tests that could not start are an error, with no advice about the code",
           "[score]") {
   const auto m = tiny_manifest();

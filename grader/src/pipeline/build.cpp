@@ -209,6 +209,10 @@ build_result grading_tree::build(const std::map<std::string, fs::path>& files,
   }
   for (const std::string& t : extra_targets)
     out.extras[t] = build_targets({t}).ok() && fs::exists(dir_ / "bin" / t);
+  if (fs::exists(dir_ / "sanitizers.txt")) {
+    const std::string said = read_text(dir_ / "sanitizers.txt");
+    out.sanitizers = said.substr(0, said.find('\n'));
+  }
   out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return out;
 }

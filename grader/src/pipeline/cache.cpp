@@ -28,10 +28,13 @@ void save_cached_runs(const std::filesystem::path& file, const std::string& fing
         {"expected", r.expected_tests},     {"raw", r.raw_records},
         {"exit_code", r.process.exit_code}, {"signal", r.process.term_signal},
         {"timed_out", r.process.timed_out}, {"spawn_failed", r.process.spawn_failed},
-        {"seconds", r.process.seconds}};
+        {"seconds", r.process.seconds},     {"output", r.process.output}};
   std::error_code ec;
   std::filesystem::create_directories(file.parent_path(), ec);
-  std::ofstream(file) << j.dump();
+  // The output is the student's program's: any bytes. A reused run must score as the
+  // fresh one did (a sanitizer's summary comes from it), so it is kept, invalid UTF-8
+  // replaced.
+  std::ofstream(file) << j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
 namespace {
@@ -59,6 +62,7 @@ std::map<std::string, tag_run> read_cached_runs(
     t.process.timed_out = r.value("timed_out", false);
     t.process.spawn_failed = r.value("spawn_failed", false);
     t.process.seconds = r.value("seconds", 0.0);
+    t.process.output = r.value("output", std::string());
     out[tag] = std::move(t);
   }
   if (seed) *seed = cached_seed;

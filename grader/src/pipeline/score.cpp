@@ -267,6 +267,15 @@ report score_report(const manifest& m, const resolved& what, const build_result&
                                "{}: {} blank(s) still empty: {} (hints: grader hint {})",
                                display_path(f.path), f.blanks.size(), list, m.lesson));
   }
+  // Said once, so nobody takes a C++ pass for "no memory errors" where none were looked for.
+  if (built.sanitizers.starts_with("off") &&
+      std::any_of(what.files.begin(), what.files.end(),
+                  [](const source_file& f) { return f.ex->kind == "cpp"; }))
+    rep.messages.push_back(
+        trf(l, "本机不能运行 AddressSanitizer/UBSan（{}）：C++ 代码的内存错误没有检查",
+            "AddressSanitizer/UBSan cannot be used here ({}): memory errors in the C++ code "
+            "were not checked",
+            built.sanitizers.substr(std::min<size_t>(built.sanitizers.size(), 5))));
   score_inputs in;
   for (const source_file& f : what.files) {
     if (!f.ex->is_code() || built.built(f.ex->id)) continue;

@@ -30,6 +30,9 @@ struct build_result {
   std::map<std::string, exercise_build> exercises;  // by exercise id
   std::map<std::string, bool> extras;               // extra targets asked for: built?
   double seconds = 0;
+  // Whether the C++ exercises' code runs under ASan and UBSan in this tree: "on", or
+  // "off: why" (the tree's configure checks that sanitized programs run here).
+  std::string sanitizers;
 
   bool built(const std::string& exercise_id) const;
 };

@@ -69,7 +69,7 @@ function(course_add_schema_tests)
     "answer_key|answer_key.choice-two-correct|$.parts[0].correct: ['a', 'b'] is too long"
     "answer_key|answer_key.unknown-type|$.parts[3].type: 'word' is not one of"
     "answer_key|answer_key.number-without-tolerance|$.parts[2]: 'tolerance' is a required property"
-    "answer_key|answer_key.empty-synonym|$.parts[4].key_points[0].claims[0][0][5]: ''"
+    "answer_key|answer_key.empty-synonym|$.parts[4].key_points[0].claims[0]: [['归约', '下扫', 'up-sweep', 'down-sweep', 'reduce', '']] is not valid under any of the given schemas"
     "answer_key|answer_key.negative-points|$.parts[0].points: -0.5 is less than the minimum of 0"
     "answer_key|answer_key.option-label|$.parts[1].correct[0]: '(a)' does not match"
     "mutant|mutant.typo-failed-item|$.expect: Additional properties are not allowed ('failed_item'"

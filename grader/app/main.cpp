@@ -184,7 +184,8 @@ int run_grade(const course& c, const options& o, lang l) {
   const bool color = isatty(STDOUT_FILENO) && !std::getenv("NO_COLOR");
   if (o.format == "text") make_reporter(o.format, {color})->write(rep, std::cout);
   if (o.gpu) {
-    const gpu_section g = grade_gpu(c, m, req);
+    gpu_section g = grade_gpu(c, m, req);
+    g.disagreements = disagreements(g, rep);
     rep.gpu = to_json(g);
     if (o.format == "text") std::cout << render_text(g, l);
   }

@@ -193,6 +193,19 @@ gpu_section grade_gpu(const course& c, const manifest& m, const grade_request& r
   return g;
 }
 
+std::vector<std::string> disagreements(const gpu_section& g, const report& emulated) {
+  std::vector<std::string> out;
+  for (const gpu_check& c : g.checks) {
+    if (c.status == "emulator-only") continue;
+    for (const unit_report& u : emulated.units)
+      for (const item_result& it : u.items)
+        if (it.id == c.item && (it.status == item_status::pass) != (c.status == "pass"))
+          out.push_back(
+              fmt::format("{}: emulator {}, GPU {}", c.item, to_string(it.status), c.status));
+  }
+  return out;
+}
+
 nlohmann::json to_json(const gpu_section& g) {
   nlohmann::json checks = nlohmann::json::array(), timings = nlohmann::json::array();
   for (const auto& c : g.checks)
@@ -205,16 +218,18 @@ nlohmann::json to_json(const gpu_section& g) {
                        {"solution_ms", t.solution_ms},
                        {"baseline", t.baseline},
                        {"baseline_ms", t.baseline_ms}});
-  return {{"device", g.device},
-          {"arch", g.arch},
-          {"checks", checks},
-          {"timings", timings},
-          {"messages", g.messages}};
+  return {{"device", g.device}, {"arch", g.arch},         {"checks", checks},
+          {"timings", timings}, {"messages", g.messages}, {"disagreements", g.disagreements}};
 }
 
 std::string render_text(const gpu_section& g, lang l) {
   std::string out = fmt::format("\n{} {} (sm_{})\n", tr(l, "GPU：", "GPU:"), g.device, g.arch);
   for (const auto& m : g.messages) out += "  " + m + "\n";
+  for (const auto& d : g.disagreements)
+    out += "  " +
+           trf(l, "模拟器与 GPU 结论不同（同一种子）：{}",
+               "the emulator and the GPU disagree (same seed): {}", d) +
+           "\n";
   for (const auto& c : g.checks)
     out += fmt::format("  {} {}  {}{}\n",
                        c.status == "pass"            ? "✓"

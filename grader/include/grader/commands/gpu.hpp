@@ -32,7 +32,14 @@ struct gpu_section {
   std::vector<gpu_check> checks;
   std::vector<gpu_timing> timings;
   std::vector<std::string> messages;  // build errors, missing timings
+  // Items whose correctness verdict on the GPU differs from the emulator's (same seed):
+  // "flash.correct: emulator pass, GPU fail". Empty when they agree.
+  std::vector<std::string> disagreements;
 };
+
+// Compares each GPU check (pass, fail or error) with the same item in the emulated
+// report: either passes, or neither does.
+std::vector<std::string> disagreements(const gpu_section& g, const report& emulated);
 
 // The architecture of GPU 0 as CMake wants it ("90" for an H100/H200), or "" when
 // there is no usable GPU; `name` receives the device's name.

@@ -11,8 +11,9 @@ set(COURSE_EMU_FLAGS
     -include cuda_emu/cuda.hpp
     # Every load and store calls the emulator (__tsan_read4 ...); libtsan is never linked.
     -fsanitize=thread --param=tsan-instrument-func-entry-exit=0
-    # One access per lane per instruction, as on the GPU.
-    -fno-tree-vectorize
+    # One access per lane per instruction, as on the GPU; no SRA, so a float2/float4
+    # load stays one 8/16-byte access (nvcc's LDG.E.64/.128), not two/four floats.
+    -fno-tree-vectorize -fno-tree-sra
     -O1 -g1 -gdwarf-4)  # DWARF 4: binutils 2.40 addr2line misreads #line files in DWARF 5
 
 function(course_cuda_sources target)

@@ -45,14 +45,20 @@ std::string who() {
                                            "\n    " + who() + "\n    " + why);
 }
 
+// Any address that is no live allocation's, however far out: named relative to the
+// nearest live allocation, as memcheck does.
 [[noreturn]] void bad_global(uintptr_t a, unsigned size, bool write, const void* pc) {
   emu.in_kernel = false;  // see invalid()
-  const allocation* al = find_allocation(a);
+  const allocation* freed = find_allocation(a);
+  if (freed && !freed->live && a >= freed->base && a < freed->base + freed->size)
+    invalid("__global__", a, size, write, pc,
+            "Access to " + hex(a) + " is inside an allocation already freed by cudaFree, at " +
+                hex(freed->base) + " of size " + grouped(freed->size) + " bytes");
+  const allocation* al = nearest_live(a);
   std::string why = "Access to " + hex(a) + " is out of bounds";
-  if (al && !al->live && a >= al->base && a < al->base + al->size) {
-    why = "Access to " + hex(a) + " is inside an allocation already freed by cudaFree, at " +
-          hex(al->base) + " of size " + grouped(al->size) + " bytes";
-  } else if (al && a >= al->base + al->size) {
+  if (a - emu.arena_lo >= emu.arena_size)
+    why += " (not device memory: a host pointer passed to a kernel?)";
+  if (al && a >= al->base + al->size) {
     why += "\n    and is " + grouped(a - (al->base + al->size) + 1) +
            " bytes after the nearest allocation at " + hex(al->base) + " of size " +
            grouped(al->size) + " bytes";
@@ -165,10 +171,24 @@ void static_write_warning(uintptr_t a, const void* pc) {
   emu.in_kernel = true;
 }
 
+// threadIdx, blockIdx, blockDim, gridDim.
+inline bool is_builtin(uintptr_t a) {
+  static_assert(sizeof(uint3) == 12 && sizeof(dim3) == 12);
+  return a - emu.builtins[0] < 12 || a - emu.builtins[1] < 12 || a - emu.builtins[2] < 12 ||
+         a - emu.builtins[3] < 12;
+}
+
 inline void on_access(const void* address, unsigned size, bool write, const void* pc) {
   if (!emu.in_kernel) return;  // host code in the kernel's file
   const uintptr_t a = reinterpret_cast<uintptr_t>(address);
   thread* th = emu.current;
+  {  // local memory in use: g++ does not instrument a kernel's own local arrays, but
+     // this frame lies below them on the thread's stack (plus ~1 KiB of the emulator's)
+    const uintptr_t top = emu.stacks_lo + (th->linear + 1) * emu.stack_slot;
+    uint64_t& deepest = emu.record->counters.max_thread_local_bytes;
+    deepest =
+        std::max<uint64_t>(deepest, top - reinterpret_cast<uintptr_t>(__builtin_frame_address(0)));
+  }
   // The GPU faults on an access not aligned to its size (and a misaligned 16-byte
   // SSE load would crash the CPU first): report it before it happens.
   if ((a & (size - 1)) != 0 && size <= 16 && (size & (size - 1)) == 0 &&
@@ -202,21 +222,35 @@ inline void on_access(const void* address, unsigned size, bool write, const void
     tick();
     return;
   }
-  if (a - emu.stacks_lo < emu.stacks_size) return;  // the thread's own locals
-  if (a - emu.static_lo < emu.static_size) {        // __device__ variables, the built-in indices
+  if (a - emu.stacks_lo < emu.stacks_size) {  // local memory: the thread's own stack only
+    const uintptr_t top = emu.stacks_lo + (th->linear + 1) * emu.stack_slot;
+    if (a >= top || top - a > emu.stack_slot) bad_global(a, size, write, pc);
+    return;
+  }
+  if (a - emu.static_lo < emu.static_size) {  // __device__ and __constant__ variables
+    if (is_builtin(a)) {
+      tick();
+      return;
+    }
     if (write && !emu.warned_static) static_write_warning(a, pc);
+    write ? ++th->global_writes : ++th->global_reads;
+    add_to_group(th, pc, write ? access_kind::global_store : access_kind::global_load, a, size);
     tick();  // a spin on a __device__ flag must still meet the time limit
     return;
   }
-  emu.in_kernel = false;  // see invalid()
-  invalid("__global__", a, size, write, pc,
-          "Access to " + hex(a) + " is not device memory: a host pointer passed to a kernel?");
+  bad_global(a, size, write, pc);
 }
 
 // Stats of one finished request.
 void account(const request_group& g, launch_counters& c) {
   uintptr_t keys[128];
   int k = 0;
+  if (g.kind == access_kind::global_atomic) {  // ncu's op_atom: read and written in place
+    c.global_atomic_requests++;
+    c.global_load_bytes += uint64_t{g.n} * g.size;
+    c.global_store_bytes += uint64_t{g.n} * g.size;
+    return;
+  }
   if (g.kind == access_kind::global_load || g.kind == access_kind::global_store) {
     for (int i = 0; i < g.n; ++i) {
       const uintptr_t s0 = g.address[i] >> 5, s1 = (g.address[i] + g.size - 1) >> 5;
@@ -230,16 +264,21 @@ void account(const request_group& g, launch_counters& c) {
     std::sort(addr, addr + g.n);
     const uint64_t distinct = std::unique(addr, addr + g.n) - addr;
     const uint64_t ideal = (distinct * g.size + 31) / 32;
+    // Bytes the lanes asked for (a broadcast's 32 times): the labs compare these
+    // between kernels; the memory traffic is the sectors.
+    const uint64_t bytes = uint64_t{g.n} * g.size;
     if (g.kind == access_kind::global_load) {
       c.global_load_requests++;
       c.global_load_sectors += sectors;
       c.global_load_ideal_sectors += ideal;
-      c.global_load_bytes += uint64_t{g.n} * g.size;
+      c.global_load_coalesced_sectors += g.size;  // 32 lanes x size bytes / 32-byte sectors
+      c.global_load_bytes += bytes;
     } else {
       c.global_store_requests++;
       c.global_store_sectors += sectors;
       c.global_store_ideal_sectors += ideal;
-      c.global_store_bytes += uint64_t{g.n} * g.size;
+      c.global_store_coalesced_sectors += g.size;
+      c.global_store_bytes += bytes;
     }
     return;
   }
@@ -280,17 +319,21 @@ void flush_groups() {
   }
 }
 
+// An atomic on global memory (or a __device__ variable) is a checked access and a
+// request of its own; on shared memory it is never a race.
 void note_atomic(const void* address, unsigned size, const void* pc) {
   if (!emu.in_kernel) return;
   tick();  // a spin on an atomic must still meet the time limit
   const uintptr_t a = reinterpret_cast<uintptr_t>(address);
-  if (a - emu.arena_lo < emu.arena_size && !containing(a, size)) bad_global(a, size, true, pc);
-  if (a - emu.arena_lo >= emu.arena_size && a - emu.shared_lo >= emu.shared_size &&
-      a - emu.stacks_lo >= emu.stacks_size && a - emu.static_lo >= emu.static_size) {
-    emu.in_kernel = false;  // see invalid()
-    invalid("__global__", a, size, true, pc,
-            "Access to " + hex(a) + " is not device memory: a host pointer?");
-  }
+  if (a - emu.shared_lo < emu.shared_size || a - emu.stacks_lo < emu.stacks_size) return;
+  const bool device = a - emu.arena_lo < emu.arena_size
+                          ? containing(a, size) != nullptr
+                          : a - emu.static_lo < emu.static_size && !is_builtin(a);
+  if (!device) bad_global(a, size, true, pc);
+  thread* th = emu.current;
+  ++th->global_reads;
+  ++th->global_writes;
+  add_to_group(th, pc, access_kind::global_atomic, a, size);
 }
 
 void finish_races() {

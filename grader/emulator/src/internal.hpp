@@ -28,7 +28,13 @@ struct thread {
   int warp_arg = 0;
 };
 
-enum class access_kind : uint8_t { global_load, global_store, shared_load, shared_store };
+enum class access_kind : uint8_t {
+  global_load,
+  global_store,
+  shared_load,
+  shared_store,
+  global_atomic
+};
 
 // One warp-level memory request: the accesses of one instruction (pc) made by
 // the lanes of a warp, the k-th execution of each lane together.
@@ -88,6 +94,9 @@ struct machine {
   // Static data of the executable (emulator state, __device__ variables).
   uintptr_t static_lo = 0;
   size_t static_size = 0;
+  // threadIdx & co. (12 bytes each, not adjacent): static, but registers on a GPU,
+  // so neither counted nor checked.
+  uintptr_t builtins[4] = {};
 
   // The running launch.
   bool in_kernel = false;
@@ -126,6 +135,7 @@ void check_deadline();
 void init_memory();
 const allocation* find_allocation(uintptr_t address);          // nearest by base, or null
 const allocation* containing(uintptr_t address, size_t size);  // live allocation holding it
+const allocation* nearest_live(uintptr_t address);             // for reports; null if none
 
 // Counters and reports.
 void flush_groups();                   // turns finished request groups into counters

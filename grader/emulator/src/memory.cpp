@@ -1,5 +1,6 @@
-// Device memory: one large reserved range, bump-allocated with red zones and never
-// reused, so out-of-bounds and use-after-free accesses are always recognisable.
+// Device memory: one large reserved range, allocations spread far apart (wide
+// unallocated gaps, reused only when the range runs out), so an access far out of
+// bounds, or after cudaFree, lands where nothing is allocated and is recognisable.
 // Also the runtime API calls that move or report memory and errors.
 #include <sys/mman.h>
 
@@ -13,7 +14,7 @@ namespace cuda_emu::detail {
 namespace {
 
 constexpr size_t kAlign = 256;    // cudaMalloc's alignment
-constexpr size_t kRedZone = 512;  // unallocated bytes before each allocation
+constexpr size_t kRedZone = 512;  // the least unallocated gap before each allocation
 
 void api_error(const std::string& text) {
   emit(report_kind::config, text);
@@ -35,6 +36,10 @@ void init_memory() {
     if (p != MAP_FAILED) {
       emu.arena_lo = reinterpret_cast<uintptr_t>(p);
       emu.arena_size = size;
+      emu.builtins[0] = reinterpret_cast<uintptr_t>(&thread_idx);
+      emu.builtins[1] = reinterpret_cast<uintptr_t>(&block_idx);
+      emu.builtins[2] = reinterpret_cast<uintptr_t>(&block_dim);
+      emu.builtins[3] = reinterpret_cast<uintptr_t>(&grid_dim);
       return;
     }
   }
@@ -62,6 +67,54 @@ const allocation* containing(uintptr_t a, size_t size) {
   return al.live && a + size <= al.base + al.size ? &al : nullptr;
 }
 
+const allocation* nearest_live(uintptr_t a) {
+  const allocation* best = nullptr;
+  uintptr_t best_d = ~uintptr_t{0};
+  for (const auto& al : emu.allocations) {
+    if (!al.live) continue;
+    const uintptr_t d = a < al.base              ? al.base - a
+                        : a >= al.base + al.size ? a - al.base - al.size
+                                                 : 0;
+    if (d < best_d) best = &al, best_d = d;
+  }
+  return best;
+}
+
+namespace {
+
+// The gap before an allocation: as wide as the range allows for some 256
+// allocations, at most 1 GiB; narrower only when the range fills up.
+size_t gap_for(size_t shrink) {
+  return std::max(kRedZone, std::min(size_t{1} << 30, emu.arena_size / 256) >> shrink);
+}
+
+// First address after `lo` where `bytes` fit with `gap` before and after, below `hi`.
+uintptr_t fit(uintptr_t lo, uintptr_t hi, size_t bytes, size_t gap) {
+  const uintptr_t base = (lo + gap + kAlign - 1) & ~(kAlign - 1);
+  return base + bytes + gap <= hi && base > lo ? base : 0;
+}
+
+// Bump first; once the range is used up, the first hole between live
+// allocations (freed ones are forgotten there: use-after-free of them is lost).
+uintptr_t place(size_t bytes) {
+  const uintptr_t end = emu.arena_lo + emu.arena_size;
+  if (bytes > emu.arena_size) return 0;
+  for (size_t shrink = 0; shrink < 24; ++shrink) {
+    const size_t gap = gap_for(shrink);
+    if (uintptr_t b = fit(emu.arena_lo + emu.arena_used, end, bytes, gap)) return b;
+    uintptr_t lo = emu.arena_lo;
+    for (const auto& al : emu.allocations) {
+      if (!al.live) continue;
+      if (uintptr_t b = fit(lo, al.base, bytes, gap)) return b;
+      lo = al.base + al.size;
+    }
+    if (uintptr_t b = fit(lo, end, bytes, gap)) return b;
+  }
+  return 0;
+}
+
+}  // namespace
+
 }  // namespace cuda_emu::detail
 
 using namespace cuda_emu::detail;
@@ -73,13 +126,24 @@ cudaError_t cudaMalloc(void** ptr, size_t bytes) {
     *ptr = nullptr;
     return cudaSuccess;
   }
-  const uintptr_t base = (emu.arena_lo + emu.arena_used + kRedZone + kAlign - 1) & ~(kAlign - 1);
-  if (base + bytes + kRedZone > emu.arena_lo + emu.arena_size) {
+  const uintptr_t base = place(bytes);
+  if (!base) {
     emu.last_error = cudaErrorMemoryAllocation;
     return cudaErrorMemoryAllocation;
   }
-  emu.arena_used = base + bytes - emu.arena_lo;
-  emu.allocations.push_back({base, bytes, true});
+  auto& all = emu.allocations;
+  if (base >= emu.arena_lo + emu.arena_used) {
+    emu.arena_used = base + bytes - emu.arena_lo;
+    all.push_back({base, bytes, true});
+  } else {  // reused: drop the freed allocations the new one (with its gaps) covers
+    std::erase_if(all, [&](const allocation& al) {
+      return !al.live && al.base < base + bytes + kRedZone && base < al.base + al.size + kRedZone;
+    });
+    all.insert(std::lower_bound(all.begin(), all.end(), base,
+                                [](const allocation& al, uintptr_t x) { return al.base < x; }),
+               {base, bytes, true});
+    emu.cache_lo = emu.cache_hi = 0;
+  }
   emu.bytes_in_use += bytes;
   emu.peak_bytes = std::max(emu.peak_bytes, emu.bytes_in_use);
   *ptr = reinterpret_cast<void*>(base);

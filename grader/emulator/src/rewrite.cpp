@@ -104,6 +104,15 @@ size_t callee_start(std::string_view s, size_t end) {
   return i;
 }
 
+}  // namespace
+
+std::string launch_callable(const std::string& callee) {
+  return "[&](auto&... cuda_emu_args) __attribute__((no_sanitize_thread)) { (" + callee +
+         ")(cuda_emu_args...); }";
+}
+
+namespace {
+
 std::string trim(std::string_view s) {
   size_t b = 0, e = s.size();
   while (b < e && std::isspace(static_cast<unsigned char>(s[b]))) ++b;
@@ -111,9 +120,154 @@ std::string trim(std::string_view s) {
   return std::string(s.substr(b, e - b));
 }
 
-}  // namespace
+bool starts_word(std::string_view s, size_t i, std::string_view word) {
+  return s.compare(i, word.size(), word) == 0 && (i == 0 || !ident_char(s[i - 1])) &&
+         (i + word.size() >= s.size() || !ident_char(s[i + word.size()]));
+}
 
-std::string rewrite_launches(std::string_view s) {
+// The code before the `{` at `open`, back to the previous ; { or }, without
+// comments or preprocessor lines: "template <int N> __global__ void k(float* p)".
+std::string header_before(std::string_view s, const std::vector<bool>& code, size_t open) {
+  size_t b = open;
+  while (b > 0 && !(code[b - 1] && (s[b - 1] == ';' || s[b - 1] == '{' || s[b - 1] == '}'))) --b;
+  std::string out;
+  bool line_start = true, directive = false;
+  for (size_t i = b; i < open; ++i) {
+    if (s[i] == '\n') {
+      line_start = true;
+      directive = false;
+      out += ' ';
+      continue;
+    }
+    if (line_start && !std::isspace(static_cast<unsigned char>(s[i]))) {
+      line_start = false;
+      directive = s[i] == '#';
+    }
+    if (!directive && code[i]) out += s[i];
+  }
+  return trim(out);
+}
+
+// True when the innermost function around `opens` (the unclosed { before a
+// position) is a template; namespaces and extern "C" blocks are looked through.
+bool in_template_function(std::string_view s, const std::vector<bool>& code,
+                          const std::vector<size_t>& opens) {
+  for (size_t open : opens) {
+    const std::string h = header_before(s, code, open);
+    if (h.starts_with("namespace") || h.starts_with("extern")) continue;
+    return h.starts_with("template");
+  }
+  return false;
+}
+
+// A `__shared__ T name[dims];` inside a template kernel becomes a reference to a
+// slot of the emulator's pool in the shared section (g++ ignores the
+// section attribute there): `T (&name)[dims] = template_shared_slot<T[dims], tag>();`
+std::string rewrite_template_shared(std::string_view s) {
+  const std::vector<bool> code = code_mask(s);
+  std::vector<size_t> opens;
+  std::string out;
+  size_t copied = 0;
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (!code[i]) continue;
+    if (s[i] == '{') opens.push_back(i);
+    if (s[i] == '}' && !opens.empty()) opens.pop_back();
+    if (s[i] != '_' || !starts_word(s, i, "__shared__")) continue;
+    size_t p = i;  // `extern __shared__` is dynamic shared memory: not this
+    while (p > 0 && (std::isspace(static_cast<unsigned char>(s[p - 1])) || !code[p - 1])) --p;
+    if (p >= 6 && starts_word(s, p - 6, "extern")) continue;
+    if (!in_template_function(s, code, opens)) continue;
+    size_t end = i + 10;
+    int depth = 0;
+    size_t bracket = std::string_view::npos;
+    for (; end < s.size(); ++end) {
+      if (!code[end]) continue;
+      const char c = s[end];
+      if (c == ';' || c == '{' || c == '}') break;
+      if (c == '(' || c == '[') {
+        if (c == '[' && depth == 0 && bracket == std::string_view::npos) bracket = end;
+        ++depth;
+      }
+      if (c == ')' || c == ']') --depth;
+      if (c == ',' && depth == 0)
+        throw rewrite_error(line_at(s, i),
+                            "the course's emulator does not support several __shared__ variables "
+                            "in one declaration of a template kernel; declare one per line, or "
+                            "run `grader <lesson> --gpu` on a GPU machine");
+    }
+    if (end >= s.size() || s[end] != ';')
+      throw rewrite_error(line_at(s, i), "__shared__ declaration without ';'");
+    const size_t head_end = bracket == std::string_view::npos ? end : bracket;
+    size_t name_end = head_end;
+    while (name_end > i + 10 && std::isspace(static_cast<unsigned char>(s[name_end - 1])))
+      --name_end;
+    size_t name_begin = name_end;
+    while (name_begin > i + 10 && ident_char(s[name_begin - 1])) --name_begin;
+    const std::string type = trim(s.substr(i + 10, name_begin - i - 10));
+    const std::string name(s.substr(name_begin, name_end - name_begin));
+    const std::string dims(s.substr(head_end, end - head_end));
+    if (type.empty() || name.empty())
+      throw rewrite_error(line_at(s, i), "cannot read this __shared__ declaration");
+    out.append(s.substr(copied, i - copied));
+    out += type + " (&" + name + ")" + dims + " = ::cuda_emu::detail::template_shared_slot<" +
+           type + dims + ", decltype([] {})>()";
+    copied = end;
+    i = end;
+  }
+  out.append(s.substr(copied));
+  return out;
+}
+
+// Dynamic shared memory: `extern __shared__ T name[];` becomes a constant pointer,
+// `T *const name = reinterpret_cast<...>(::cuda_emu_dynamic_shared);`, to the
+// emulator's one buffer in the shared section (src/scheduler.cpp): every such array
+// aliases the same bytes, as on a GPU. (An asm label on a local extern would be
+// simpler, but g++ drops it in templates.)
+std::string rewrite_extern_shared(std::string_view s) {
+  const std::vector<bool> code = code_mask(s);
+  std::string out;
+  size_t copied = 0;
+  for (size_t i = 0; i + 6 <= s.size(); ++i) {
+    if (!code[i] || s.compare(i, 6, "extern") != 0 || (i > 0 && ident_char(s[i - 1])) ||
+        (i + 6 < s.size() && ident_char(s[i + 6])))
+      continue;
+    size_t j = i + 6;
+    while (j < s.size() && (std::isspace(static_cast<unsigned char>(s[j])) || !code[j])) ++j;
+    if (s.compare(j, 10, "__shared__") != 0 || (j + 10 < s.size() && ident_char(s[j + 10])))
+      continue;
+    size_t end = j + 10;
+    while (end < s.size() && !(code[end] && (s[end] == ';' || s[end] == '{'))) ++end;
+    if (end >= s.size() || s[end] != ';')
+      throw rewrite_error(line_at(s, i), "extern __shared__ declaration without ';'");
+    // `T name[]` -> `T *const name = ...`; a further `[N]` stays: `T (*const name)[N]`.
+    const size_t bracket = s.find('[', j + 10);
+    if (bracket == std::string_view::npos || bracket > end)
+      throw rewrite_error(line_at(s, i), "extern __shared__ declaration without []");
+    const size_t close = s.find(']', bracket);
+    size_t name_end = bracket;
+    while (name_end > j + 10 && std::isspace(static_cast<unsigned char>(s[name_end - 1])))
+      --name_end;
+    size_t name_begin = name_end;
+    while (name_begin > j + 10 && ident_char(s[name_begin - 1])) --name_begin;
+    const std::string name(s.substr(name_begin, name_end - name_begin));
+    if (name.empty() || close > end || trim(s.substr(bracket + 1, close - bracket - 1)) != "")
+      throw rewrite_error(line_at(s, i), "cannot read this extern __shared__ declaration");
+    out.append(s.substr(copied, i - copied));
+    for (size_t p = i; p < j; ++p)  // keep the lines
+      if (s[p] == '\n') out += '\n';
+    out.append(s.substr(j + 10, name_begin - j - 10));
+    const std::string rest(s.substr(close + 1, end - close - 1));
+    out += trim(rest).empty() ? "*const " + name + rest : "(*const " + name + ")" + rest;
+    out += " = reinterpret_cast<::std::remove_cv_t<decltype(" + name +
+           ")>>(::cuda_emu_dynamic_shared)";
+    copied = end;
+    i = end;
+  }
+  out.append(s.substr(copied));
+  return out;
+}
+
+std::string rewrite_kernel_launches(std::string_view s) {
   const std::vector<bool> code = code_mask(s);
   std::string out;
   size_t copied = 0;
@@ -149,7 +303,9 @@ std::string rewrite_launches(std::string_view s) {
       if (c != '"' && c != '\\') name.push_back(c);
     out += "::cuda_emu::launch_kernel(::cuda_emu::launch_config{";
     out.append(config);
-    out += "}, \"" + name + "\", " + callee;
+    // A generic lambda calls the kernel as a plain call would: deduced template
+    // arguments, default arguments and overloads all work (launch.hpp).
+    out += "}, \"" + name + "\", " + launch_callable(callee);
     // Keep the line breaks between >>> and ( as well, escaped where they were (a macro).
     for (size_t p = j + 3; p < k; ++p)
       if (s[p] == '\n') out += s[p - 1] == '\\' ? "\\\n" : "\n";
@@ -160,6 +316,12 @@ std::string rewrite_launches(std::string_view s) {
   }
   out.append(s.substr(copied));
   return out;
+}
+
+}  // namespace
+
+std::string rewrite_launches(std::string_view source) {
+  return rewrite_kernel_launches(rewrite_extern_shared(rewrite_template_shared(source)));
 }
 
 }  // namespace cuda_emu

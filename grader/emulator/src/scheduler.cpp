@@ -10,6 +10,7 @@
 #include <stdexcept>
 #include <thread>
 
+#include "cuda_emu/device_api.hpp"
 #include "internal.hpp"
 
 extern "C" {
@@ -18,6 +19,16 @@ extern char __start_cuda_shared[] __attribute__((weak));
 extern char __stop_cuda_shared[] __attribute__((weak));
 extern char __executable_start[];
 extern char _end[];
+
+// Dynamic shared memory (`extern __shared__` arrays point here after the rewrite):
+// the most a block may opt in to on an H200, in the shared section.
+alignas(128) __attribute__((section("cuda_shared"),
+                            used)) char cuda_emu_dynamic_shared[cuda_emu::kMaxDynamicSharedBytes];
+// __shared__ arrays of template kernels: g++ ignores the section attribute on a
+// template's static locals, so the rewrite gives each one a slot of this pool.
+alignas(128)
+    __attribute__((section("cuda_shared"),
+                   used)) char cuda_emu_template_shared[cuda_emu::kTemplateSharedPoolBytes];
 }
 
 namespace cuda_emu::detail {
@@ -26,6 +37,7 @@ uint3 thread_idx, block_idx;
 dim3 block_dim, grid_dim;
 machine emu;
 options g_options;
+size_t g_dynamic_shared_limit = kDefaultDynamicSharedBytes;  // raised by cudaFuncSetAttribute
 
 std::string timeout_text() {
   return "kernel " + (emu.record ? emu.record->kernel : std::string("?")) +
@@ -223,12 +235,40 @@ void fail_block(abort_reason why, const std::string& text) {
   emit(why == abort_reason::timeout ? report_kind::timeout : report_kind::synccheck, text);
 }
 
+size_t g_dynamic_bytes = 0;         // the running launch's dynamic shared memory
+size_t g_template_shared_used = 0;  // bytes of the template pool handed out
+
+// Calls fn(offset, bytes) for the parts of the shared section a block uses: all of
+// it but the unused tails of the dynamic buffer and of the template pool, so a
+// launch does not poison and reset half a MiB per block.
+
+template <class Fn>
+void for_used_shared(Fn fn) {
+  struct part {
+    size_t offset, used, size;
+  } parts[2] = {{reinterpret_cast<uintptr_t>(cuda_emu_dynamic_shared) - emu.shared_lo,
+                 g_dynamic_bytes, sizeof(cuda_emu_dynamic_shared)},
+                {reinterpret_cast<uintptr_t>(cuda_emu_template_shared) - emu.shared_lo,
+                 g_template_shared_used, sizeof(cuda_emu_template_shared)}};
+  if (parts[0].offset > parts[1].offset) std::swap(parts[0], parts[1]);
+  size_t at = 0;
+  for (const part& p : parts) {
+    fn(at, p.offset + p.used - at);
+    at = p.offset + p.size;
+  }
+  fn(at, emu.shared_size - at);
+}
+
 // Runs one block to the end. False when the launch must stop.
 bool run_block(uint32_t n) {
-  if (emu.shared_size)
-    std::memset(reinterpret_cast<void*>(emu.shared_lo), 0xFF, emu.shared_size);  // NaN
-  if (g_options.check_races && emu.shared_size)
-    std::fill(emu.shadow.begin(), emu.shadow.end(), shadow_word{});
+  for_used_shared([](size_t offset, size_t bytes) {
+    if (bytes == 0) return;
+    std::memset(reinterpret_cast<void*>(emu.shared_lo + offset), 0xFF, bytes);  // NaN
+    if (g_options.check_races && !emu.shadow.empty()) {
+      const size_t w0 = offset / 4, w1 = std::min(emu.shadow.size(), (offset + bytes) / 4 + 1);
+      std::fill(emu.shadow.begin() + w0, emu.shadow.begin() + w1, shadow_word{});
+    }
+  });
   emu.epoch = 1;
   for (uint32_t t = 0; t < n; ++t) {
     thread& th = emu.threads[t];
@@ -370,14 +410,20 @@ void launch(const launch_config& config, const char* name, void (*entry)(void*),
                         config.grid.y > 65535 || config.grid.z > 65535;
   if (emu.sticky_error != cudaSuccess) {
     rec.error = emu.sticky_error;
-  } else if (bad_block || bad_grid || config.shared_bytes > 0) {
+  } else if (bad_block || bad_grid) {
     rec.error = cudaErrorInvalidConfiguration;
-    emit(
-        report_kind::config,
-        config.shared_bytes > 0
-            ? "launch of " + rec.kernel + ": dynamic shared memory is not supported by the emulator"
-            : "launch of " + rec.kernel + ": invalid configuration (block of " + std::to_string(n) +
-                  " threads, at most 1024; grid dimensions at least 1)");
+    emit(report_kind::config, "launch of " + rec.kernel + ": invalid configuration (block of " +
+                                  std::to_string(n) +
+                                  " threads, at most 1024; grid dimensions at least 1)");
+    emu.last_error = rec.error;
+  } else if (config.shared_bytes > g_dynamic_shared_limit) {
+    rec.error = cudaErrorInvalidValue;  // what an H200 returns
+    emit(report_kind::config,
+         "launch of " + rec.kernel + ": " + std::to_string(config.shared_bytes) +
+             " bytes of dynamic shared memory, more than the " +
+             std::to_string(g_dynamic_shared_limit) +
+             " allowed (48 KiB by default; up to 227 KiB after cudaFuncSetAttribute("
+             "kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes))");
     emu.last_error = rec.error;
   } else {
     emu.threads.assign(n, thread{});
@@ -390,7 +436,8 @@ void launch(const launch_config& config, const char* name, void (*entry)(void*),
       th.idx = {t % config.block.x, t / config.block.x % config.block.y,
                 t / (config.block.x * config.block.y)};
     }
-    if (g_options.check_races) emu.shadow.assign(emu.shared_size / 4 + 1, shadow_word{});
+    if (g_options.check_races) emu.shadow.resize(emu.shared_size / 4 + 1);
+    g_dynamic_bytes = config.shared_bytes;
     grid_dim = config.grid;
     block_dim = config.block;
     emu.entry = entry;
@@ -439,6 +486,19 @@ void launch(const launch_config& config, const char* name, void (*entry)(void*),
     emu.exception = nullptr;
     std::rethrow_exception(e);
   }
+}
+
+void* template_shared(size_t bytes, size_t align) {
+  const size_t at = (g_template_shared_used + align - 1) / align * align;
+  if (at + bytes > sizeof(cuda_emu_template_shared)) {
+    std::fprintf(stderr,
+                 "cuda_emu: the __shared__ arrays of template kernels need more than %zu bytes; "
+                 "run `grader <lesson> --gpu` on a GPU machine\n",
+                 sizeof(cuda_emu_template_shared));
+    std::abort();
+  }
+  g_template_shared_used = at + bytes;
+  return cuda_emu_template_shared + at;
 }
 
 }  // namespace cuda_emu::detail

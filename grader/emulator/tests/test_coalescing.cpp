@@ -162,3 +162,55 @@ TEST_CASE("a shuffle by half the warp does not split the warp's next store",
   CHECK(last().counters.global_store_requests == 1);
   CHECK(last().counters.global_store_sectors == 4);
 }
+
+TEST_CASE("float2/float4 and broadcast loads: every row of the H200 table",
+          "[adversarial][counters][vectors]") {
+  // docs/emulator.md, measured by ncu on an H200: one request per lane-instruction,
+  // sectors growing with the width; a broadcast is one sector.
+  struct row {
+    const char* kernel;
+    uint64_t ld_requests, ld_sectors, st_sectors;
+  };
+  const row table[] = {{"float copy", 32768, 131072, 131072},
+                       {"float2 copy", 16384, 131072, 131072},
+                       {"float4 copy", 8192, 131072, 131072},
+                       {"float4, every other element", 4096, 131072, 65536},
+                       {"broadcast float", 32768, 32768, 131072},
+                       {"broadcast float4", 8192, 8192, 131072},
+                       {"float stride 32", 32768, 1048576, 131072}};
+  quiet q;
+  const int n = 1 << 20;
+  device_buffer<float> a(std::vector<float>(n, 1.5f)), o(n);
+  for (int r = 0; r < 7; ++r) {
+    INFO(table[r].kernel);
+    vec_table_kernel(r, a.ptr, o.ptr, n);
+    REQUIRE(last().ok());
+    const auto& c = last().counters;
+    CHECK(c.global_load_requests == table[r].ld_requests);
+    CHECK(c.global_load_sectors == table[r].ld_sectors);
+    CHECK(c.global_store_sectors == table[r].st_sectors);
+  }
+  // Coalesced means sectors per request = bytes per lane (4 x (bytes / 4)).
+  vec_table_kernel(2, a.ptr, o.ptr, n);
+  CHECK(last().counters.global_load_sectors_per_request() == 16.0);
+  CHECK(last().counters.global_load_coalesced_sectors_per_request() == 16.0);
+  vec_table_kernel(6, a.ptr, o.ptr, n);
+  CHECK(last().counters.global_load_coalesced_sectors_per_request() == 4.0);
+  CHECK(last().counters.global_load_sectors_per_request() == 32.0);
+}
+
+TEST_CASE("a broadcast is one request and one sector", "[adversarial][counters][vectors]") {
+  // ncu: 32 lanes reading one float are one request of one sector (and excess 0);
+  // global_load_bytes still counts what each lane asked for (4 x 32).
+  quiet q;
+  const int n = 1 << 13;
+  device_buffer<float> a(std::vector<float>(n, 1.0f)), o(n);
+  vec_table_kernel(4, a.ptr, o.ptr, n);
+  REQUIRE(last().ok());
+  const auto& c = last().counters;
+  CHECK(c.global_load_requests == uint64_t(n / 32));
+  CHECK(c.global_load_sectors == uint64_t(n / 32));
+  CHECK(c.global_load_ideal_sectors == uint64_t(n / 32));
+  CHECK(c.global_excessive_sectors() == 0);
+  CHECK(c.global_load_bytes == uint64_t(n) * 4);
+}

@@ -4,6 +4,7 @@
 //   build/bin/emulator_tests -# "[#test_memcheck]"     ([!mayfail] tests document emulator bugs)
 #include <catch2/catch.hpp>
 
+#include <string>
 #include <vector>
 
 #include "course/device_buffer.hpp"
@@ -145,4 +146,87 @@ TEST_CASE("a float load 2 bytes off its alignment is a memcheck error", "[advers
   device_buffer<float> in(40), out(32);
   adv_misaligned_float(in.ptr, out.ptr);
   CHECK(last().error != cudaSuccess);
+}
+
+TEST_CASE("a write 16 MiB below its buffer is caught, even where another buffer was",
+          "[adversarial][memcheck][far]") {
+  // Was a bug: allocations lay 512 bytes apart, so a write 16 MiB below `out`
+  // landed inside `in` and passed. Allocations are now far apart.
+  quiet q;
+  const long far = 4 << 20;  // floats: 16 MiB
+  device_buffer<float> in(size_t(far) + 1024), out(32);
+  adv_write_far_below(out.ptr, far);
+  const auto& r = last();
+  CHECK(r.error == cudaErrorIllegalAddress);
+  REQUIRE(r.reports.size() == 1);
+  const std::string& text = r.reports[0].text;
+  CHECK_THAT(text, Catch::StartsWith("Invalid __global__ write of size 4 bytes"));
+  CHECK_THAT(text, Catch::Contains("memcheck.cu:"));  // the kernel's file and line
+  CHECK_THAT(text, Catch::Contains("by thread (0,0,0) in block (0,0,0)"));
+  CHECK_THAT(text, Catch::Contains("is out of bounds"));
+  CHECK_THAT(text,
+             Catch::Matches("(.|\n)*is [0-9,]+ bytes (before|after) the nearest allocation at "
+                            "0x[0-9a-f]+ of size [0-9,]+ bytes(.|\n)*"));
+  CHECK(in.download().size() == size_t(far) + 1024);
+}
+
+TEST_CASE("many allocations and frees keep working once the address range is reused",
+          "[adversarial][memcheck][far]") {
+  quiet q;
+  device_buffer<float> keep(64);
+  for (int i = 0; i < 2000; ++i) {
+    float* p = nullptr;
+    REQUIRE(cudaMalloc(&p, 4096) == cudaSuccess);
+    REQUIRE(cudaFree(p) == cudaSuccess);
+  }
+  device_buffer<float> fresh(32), out(32);
+  adv_copy(keep.ptr, out.ptr, 32);
+  CHECK(last().ok());
+  adv_copy(fresh.ptr, out.ptr, 32);
+  CHECK(last().ok());
+}
+
+TEST_CASE("atomics are counted as accesses and checked", "[adversarial][memcheck][atomics]") {
+  quiet q;
+  device_buffer<int> counter(1);
+  adv_atomic_count(counter.ptr, 0, 64);
+  REQUIRE(last().ok());
+  CHECK(counter.download()[0] == 64);
+  const auto& c = last().counters;
+  CHECK(c.global_atomic_requests == 2);
+  CHECK(c.max_thread_global_reads == 1);
+  CHECK(c.max_thread_global_writes == 1);
+  CHECK(c.global_store_bytes == 64 * 4);
+  device_buffer<int> other(size_t(8) << 20);
+  device_buffer<int> target(1);
+  adv_atomic_count(target.ptr, -(long(4) << 20), 1);  // 16 MiB below
+  CHECK(last().error == cudaErrorIllegalAddress);
+}
+
+TEST_CASE("a __device__ array is device memory: its loads and stores count",
+          "[adversarial][memcheck][statics]") {
+  // flash.no_nxn must see an n x n __device__ scores array through its stores.
+  quiet q;
+  device_buffer<float> out(64);
+  adv_device_scores(out.ptr);
+  REQUIRE(last().ok());
+  const auto& c = last().counters;
+  CHECK(c.global_store_bytes == 64 * 64 * 4 + 64 * 4);  // and out[t]
+  CHECK(c.global_load_bytes == 64 * 64 * 4);
+  CHECK(c.max_thread_global_writes == 64 + 1);
+  CHECK(c.global_load_sectors_per_request() == 4.0);  // column reads: coalesced
+  float want = 0;
+  for (int j = 0; j < 64; ++j) want += float(j + 5);
+  CHECK(out.download()[5] == want);
+}
+
+TEST_CASE("a per-thread local array shows in max_thread_local_bytes",
+          "[adversarial][memcheck][locals]") {
+  quiet q;
+  device_buffer<float> in(std::vector<float>(1024, 1.0f)), out(32);
+  adv_local_array(in.ptr, out.ptr, 1024);
+  REQUIRE(last().ok());
+  CHECK(out.download()[3] == 1024.0f);
+  CHECK(last().counters.max_thread_local_bytes >= 4096);
+  CHECK(last().counters.max_thread_local_bytes < 8192);
 }

@@ -15,9 +15,13 @@ struct launch_counters {
   uint64_t shared_load_requests = 0, shared_load_wavefronts = 0, shared_load_bank_conflicts = 0;
   uint64_t shared_store_requests = 0, shared_store_wavefronts = 0, shared_store_bank_conflicts = 0;
   uint64_t global_load_bytes = 0, global_store_bytes = 0;  // bytes the threads asked for
+  // Per request, the sectors a full coalesced warp needs at its width (4 x bytes per lane / 4).
+  uint64_t global_load_coalesced_sectors = 0, global_store_coalesced_sectors = 0;
+  uint64_t global_atomic_requests = 0;  // atomics on global memory (ncu: ..._op_atom)
   // GPU-Puzzles style: the most any single thread did.
   uint64_t max_thread_global_reads = 0, max_thread_global_writes = 0;
   uint64_t max_thread_shared_reads = 0, max_thread_shared_writes = 0;
+  uint64_t max_thread_local_bytes = 0;  // deepest stack at an access: local arrays, +~1 KiB
 
   double global_load_sectors_per_request() const {
     return global_load_requests ? double(global_load_sectors) / double(global_load_requests) : 0.0;
@@ -25,6 +29,17 @@ struct launch_counters {
   double global_store_sectors_per_request() const {
     return global_store_requests ? double(global_store_sectors) / double(global_store_requests)
                                  : 0.0;
+  }
+  // The coalesced ideal for the access widths used: 4 for float, 16 for float4.
+  double global_load_coalesced_sectors_per_request() const {
+    return global_load_requests
+               ? double(global_load_coalesced_sectors) / double(global_load_requests)
+               : 0.0;
+  }
+  double global_store_coalesced_sectors_per_request() const {
+    return global_store_requests
+               ? double(global_store_coalesced_sectors) / double(global_store_requests)
+               : 0.0;
   }
   // Sectors beyond what the requested bytes need if they were contiguous (ncu's
   // "excessive sectors").

@@ -9,6 +9,8 @@
 //   warp.hpp        __shfl_*_sync, __ballot_sync, __any_sync, __all_sync
 //   atomics.hpp     atomicAdd, atomicCAS, ...
 //   math.hpp        min/max, __expf and the other fast-math intrinsics
+//   device_api.hpp  cudaGetDeviceProperties, cudaFuncSetAttribute, symbols, __activemask
+// <cooperative_groups.h> (include/) adds the common subset of cooperative groups.
 #pragma once
 
 // Lets a .cu file tell the emulator from nvcc (e.g. to print the emulator's counters).
@@ -34,3 +36,4 @@
 #include "cuda_emu/warp.hpp"
 #include "cuda_emu/atomics.hpp"
 #include "cuda_emu/math.hpp"
+#include "cuda_emu/device_api.hpp"

@@ -53,10 +53,12 @@ namespace cuda_emu::detail {
 extern uint3 thread_idx, block_idx;
 extern dim3 block_dim, grid_dim;
 }  // namespace cuda_emu::detail
-#define threadIdx (::cuda_emu::detail::thread_idx)
-#define blockIdx (::cuda_emu::detail::block_idx)
-#define blockDim (::cuda_emu::detail::block_dim)
-#define gridDim (::cuda_emu::detail::grid_dim)
+// Global names for the same objects (asm labels, not macros), so host code may
+// still declare its own `dim3 gridDim(...)` or `blockDim`, shadowing them.
+extern uint3 threadIdx __asm__("_ZN8cuda_emu6detail10thread_idxE");
+extern uint3 blockIdx __asm__("_ZN8cuda_emu6detail9block_idxE");
+extern dim3 blockDim __asm__("_ZN8cuda_emu6detail9block_dimE");
+extern dim3 gridDim __asm__("_ZN8cuda_emu6detail8grid_dimE");
 constexpr int warpSize = 32;
 
 // ---- launches (the build rewrites kernel<<<...>>>(...) into launch_kernel) ----
@@ -78,7 +80,7 @@ namespace detail {
 void launch(const launch_config& config, const char* name, void (*entry)(void*), void* args);
 
 template <class Fn, class Tuple, size_t... I>
-__attribute__((no_sanitize_thread)) void invoke(Fn fn, Tuple& params, std::index_sequence<I...>) {
+__attribute__((no_sanitize_thread)) void invoke(Fn& fn, Tuple& params, std::index_sequence<I...>) {
   fn(std::get<I>(params)...);
 }
 }  // namespace detail
@@ -97,6 +99,26 @@ __attribute__((no_sanitize_thread)) void launch_kernel(const launch_config& conf
       config, name, [](void* p) __attribute__((no_sanitize_thread)) {
         auto* fr = static_cast<frame*>(p);
         detail::invoke(fr->kernel, fr->params, std::index_sequence_for<P...>{});
+      },
+      &f);
+}
+
+// The rewrite's form: `call` is a generic lambda that calls the kernel by name, so
+// template arguments are deduced, default arguments filled in and overloads chosen
+// as in a plain call. The arguments are evaluated and copied once.
+template <class Call, class... A>
+requires(!std::is_pointer_v<std::decay_t<Call>>)
+    __attribute__((no_sanitize_thread)) void launch_kernel(const launch_config& config,
+                                                           const char* name, Call&& call,
+                                                           A&&... args) {
+  struct frame {
+    std::decay_t<Call>* call;
+    std::tuple<std::decay_t<A>...> params;
+  } f{&call, std::tuple<std::decay_t<A>...>(std::forward<A>(args)...)};
+  detail::launch(
+      config, name, [](void* p) __attribute__((no_sanitize_thread)) {
+        auto* fr = static_cast<frame*>(p);
+        detail::invoke(*fr->call, fr->params, std::index_sequence_for<A...>{});
       },
       &f);
 }

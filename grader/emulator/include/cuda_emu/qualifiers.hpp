@@ -15,3 +15,6 @@
 // the linker's __start_/__stop_ symbols and gives each block a poisoned copy.
 #define __shared__ __attribute__((section("cuda_shared"))) static
 #define __constant__
+#define __align__(n) __attribute__((aligned(n)))
+// `extern __shared__` (dynamic shared memory) is rewritten before compiling:
+// see src/rewrite.cpp.

@@ -1,7 +1,9 @@
 // The build-time source rewrite that lets g++ compile CUDA launches:
 //   kernel<<<grid, block>>>(a, b)
 // becomes
-//   ::cuda_emu::launch_kernel(::cuda_emu::launch_config{grid, block}, "kernel", kernel, a, b)
+//   ::cuda_emu::launch_kernel(::cuda_emu::launch_config{grid, block}, "kernel",
+//                             launch_callable("kernel"), a, b)
+// and `extern __shared__ T s[];` names the emulator's dynamic shared buffer.
 // Comments, strings and line breaks are kept, so compiler messages keep their lines.
 #pragma once
 
@@ -22,5 +24,8 @@ class rewrite_error : public std::runtime_error {
 };
 
 std::string rewrite_launches(std::string_view source);
+
+// The lambda that stands for `callee` in a rewritten launch (tests compare with it).
+std::string launch_callable(const std::string& callee);
 
 }  // namespace cuda_emu

@@ -82,3 +82,66 @@ __global__ void adv_partial_mask_shuffle_kernel(int* out) {
 void adv_partial_mask_shuffle(int* out) {
   adv_partial_mask_shuffle_kernel<<<1, 32>>>(out);
 }
+
+// The H200 vector and broadcast table (docs/emulator.md): 2^20 floats in and
+// out, 256 threads a block; nvcc emits one LDG.E.64/.128 per lane for float2/float4.
+__global__ void vec_copy_float_kernel(const float* a, float* o) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  o[i] = a[i];
+}
+__global__ void vec_copy_float2_kernel(const float* a, float* o) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  float2 v = reinterpret_cast<const float2*>(a)[i];
+  v.x += 1.0f;  // touch the fields: g++'s SRA would split the load into two
+  v.y += 1.0f;
+  reinterpret_cast<float2*>(o)[i] = v;
+}
+__global__ void vec_copy_float4_kernel(const float* a, float* o) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  const float4 v = reinterpret_cast<const float4*>(a)[i];
+  reinterpret_cast<float4*>(o)[i] = make_float4(v.x * 2.0f, v.y * 2.0f, v.z * 2.0f, v.w * 2.0f);
+}
+__global__ void vec_every_other_float4_kernel(const float* a, float* o) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  reinterpret_cast<float4*>(o)[i] = reinterpret_cast<const float4*>(a)[2 * i];
+}
+__global__ void vec_broadcast_float_kernel(const float* a, float* o) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  o[i] = a[blockIdx.x];
+}
+__global__ void vec_broadcast_float4_kernel(const float* a, float* o) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  const float4 v = reinterpret_cast<const float4*>(a)[blockIdx.x];
+  reinterpret_cast<float4*>(o)[i] = make_float4(v.w, v.z, v.y, v.x);
+}
+__global__ void vec_stride32_kernel(const float* a, float* o, int n) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  o[i] = a[(32 * i) % n];
+}
+
+void vec_table_kernel(int row, const float* a, float* o, int n) {
+  const int b = 256;
+  switch (row) {
+    case 0:
+      vec_copy_float_kernel<<<n / b, b>>>(a, o);
+      break;
+    case 1:
+      vec_copy_float2_kernel<<<n / 2 / b, b>>>(a, o);
+      break;
+    case 2:
+      vec_copy_float4_kernel<<<n / 4 / b, b>>>(a, o);
+      break;
+    case 3:
+      vec_every_other_float4_kernel<<<n / 8 / b, b>>>(a, o);
+      break;
+    case 4:
+      vec_broadcast_float_kernel<<<n / b, b>>>(a, o);
+      break;
+    case 5:
+      vec_broadcast_float4_kernel<<<n / 4 / b, b>>>(a, o);
+      break;
+    default:
+      vec_stride32_kernel<<<n / b, b>>>(a, o, n);
+      break;
+  }
+}

@@ -13,3 +13,5 @@ void adv_odd_lanes(const float* in, float* out);
 void adv_grid_stride(const float* in, float* out, int n);  // 32 threads
 void adv_serial_sum(const float* in, float* out, int n);   // 1 thread
 void adv_partial_mask_shuffle(int* out);                   // 32 threads
+// Row r (0..6) of the H200 vector/broadcast table, on n floats in a and o.
+void vec_table_kernel(int row, const float* a, float* o, int n);

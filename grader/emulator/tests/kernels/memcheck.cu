@@ -49,3 +49,46 @@ __global__ void adv_misaligned_float_kernel(const float* in, float* out) {
 void adv_misaligned_float(const float* in, float* out) {
   adv_misaligned_float_kernel<<<1, 32>>>(in, out);
 }
+
+// A write far below its buffer (16 MiB), where another buffer may lie: memcheck
+// must name it against the nearest allocation, however far out it lands.
+__global__ void adv_write_far_below_kernel(float* out, long offset) {
+  out[threadIdx.x - offset] = 1.0f;
+}
+void adv_write_far_below(float* out, long offset_floats) {
+  adv_write_far_below_kernel<<<1, 32>>>(out, offset_floats);
+}
+
+// Atomics: one request per warp, and checked like any access.
+__global__ void adv_atomic_count_kernel(int* counter, long offset) {
+  atomicAdd(counter + offset, 1);
+}
+void adv_atomic_count(int* counter, long offset, int threads) {
+  adv_atomic_count_kernel<<<1, threads>>>(counter, offset);
+}
+
+// A static __device__ array is device memory: its stores and loads count.
+__device__ float adv_dev_scores[64 * 64];
+__global__ void adv_device_scores_kernel(float* out) {
+  const int t = threadIdx.x;
+  for (int j = 0; j < 64; ++j) adv_dev_scores[t * 64 + j] = float(t + j);
+  __syncthreads();
+  float acc = 0.0f;
+  for (int j = 0; j < 64; ++j) acc += adv_dev_scores[j * 64 + t];
+  out[t] = acc;
+}
+void adv_device_scores(float* out) {
+  adv_device_scores_kernel<<<1, 64>>>(out);
+}
+
+// A per-thread local array of n floats (local memory on a GPU).
+__global__ void adv_local_array_kernel(const float* in, float* out, int n) {
+  float row[1024];
+  for (int j = 0; j < n; ++j) row[j] = in[j];
+  float acc = 0.0f;
+  for (int j = n - 1; j >= 0; --j) acc += row[j];
+  out[threadIdx.x] = acc;
+}
+void adv_local_array(const float* in, float* out, int n) {
+  adv_local_array_kernel<<<1, 32>>>(in, out, n);
+}

@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "course/testing.hpp"
@@ -43,6 +44,16 @@ inline matmul_result run_matmul(matmul_fn f, std::mt19937_64& rng, int M, int N,
   r.error = course::relative_error(r.C, reference::matmul_reference(A, B, M, N, K));
   if (!cuda_emu::launches().empty()) r.launch = cuda_emu::last_launch();
   return r;
+}
+
+// Why a counting test stops before it counts: the item it depends on, and what this
+// launch itself reported (a time limit, an invalid access, a race), so the real cause
+// is not hidden behind the precondition.
+inline std::string precondition_note(const matmul_result& r, const char* item) {
+  std::string note = std::string("first the results at this size must be right (see ") + item + ")";
+  const std::string own = r.launch.sanitizer_text();
+  if (!own.empty()) note += "; this launch reported:\n" + own;
+  return note;
 }
 
 }  // namespace lesson13::labs

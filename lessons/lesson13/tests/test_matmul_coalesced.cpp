@@ -36,7 +36,7 @@ TEST_CASE("coalesced matmul: a warp's loads and stores touch few sectors",
   REQUIRE(naive.launch.counters.global_load_sectors_per_request() > 8.0);
 
   const matmul_result r = run_matmul(matmul_coalesced, rng, n, n, n);
-  INFO("first the results must be right (see coalescing.correct)");
+  INFO(precondition_note(r, "coalescing.correct"));
   REQUIRE(r.error <= 1e-5);
   const auto& c = r.launch.counters;
   // Coalesced: at most 4 sectors per request for each 4 bytes a lane moves (16 for float4).

@@ -39,7 +39,7 @@ TEST_CASE("tiled matmul reads global memory kTile times less than the naive kern
   const int n = 128;
   const matmul_result naive = run_matmul(matmul_naive, rng, n, n, n);
   const matmul_result tiled = run_matmul(matmul_tiled, rng, n, n, n);
-  INFO("first the results must be right (see tiling.correct)");
+  INFO(precondition_note(tiled, "tiling.correct"));
   REQUIRE(tiled.error <= 1e-5);
   const double ratio = double(naive.launch.counters.global_load_bytes) /
                        double(tiled.launch.counters.global_load_bytes);
@@ -64,7 +64,7 @@ TEST_CASE("tiled matmul: bank conflicts at most 5% of shared-memory requests",
   auto rng = course::test_rng("lab2-banks");
   INFO(course::seed_note());
   const matmul_result r = run_matmul(matmul_tiled, rng, 64, 64, 64);
-  INFO("first the results must be right (see tiling.correct)");
+  INFO(precondition_note(r, "tiling.correct"));
   REQUIRE(r.error <= 1e-5);
   const auto& c = r.launch.counters;
   const uint64_t requests = c.shared_load_requests + c.shared_store_requests;
@@ -87,7 +87,7 @@ TEST_CASE("coarsened matmul issues at most half the tiled kernel's shared loads 
   const int n = 128;
   const matmul_result tiled = run_matmul(matmul_tiled, rng, n, n, n);
   const matmul_result coarse = run_matmul(matmul_coarsened, rng, n, n, n);
-  INFO("first the results must be right (see coarsening.correct)");
+  INFO(precondition_note(coarse, "coarsening.correct"));
   REQUIRE(coarse.error <= 1e-5);
   const uint64_t t = tiled.launch.counters.shared_load_requests,
                  c = coarse.launch.counters.shared_load_requests;

@@ -4,6 +4,8 @@
 #pragma once
 
 #include <cstdint>
+#include <initializer_list>
+#include <utility>
 
 namespace cuda_emu {
 
@@ -40,6 +42,34 @@ struct launch_counters {
     return global_store_requests
                ? double(global_store_coalesced_sectors) / double(global_store_requests)
                : 0.0;
+  }
+  // Adds another launch's counts: sums, and the larger of the per-thread maxima.
+  launch_counters& operator+=(const launch_counters& o) {
+    for (auto [mine, theirs] : {std::pair{&global_load_requests, o.global_load_requests},
+                                {&global_load_sectors, o.global_load_sectors},
+                                {&global_load_ideal_sectors, o.global_load_ideal_sectors},
+                                {&global_store_requests, o.global_store_requests},
+                                {&global_store_sectors, o.global_store_sectors},
+                                {&global_store_ideal_sectors, o.global_store_ideal_sectors},
+                                {&shared_load_requests, o.shared_load_requests},
+                                {&shared_load_wavefronts, o.shared_load_wavefronts},
+                                {&shared_load_bank_conflicts, o.shared_load_bank_conflicts},
+                                {&shared_store_requests, o.shared_store_requests},
+                                {&shared_store_wavefronts, o.shared_store_wavefronts},
+                                {&shared_store_bank_conflicts, o.shared_store_bank_conflicts},
+                                {&global_load_bytes, o.global_load_bytes},
+                                {&global_store_bytes, o.global_store_bytes},
+                                {&global_load_coalesced_sectors, o.global_load_coalesced_sectors},
+                                {&global_store_coalesced_sectors, o.global_store_coalesced_sectors},
+                                {&global_atomic_requests, o.global_atomic_requests}})
+      *mine += theirs;
+    for (auto [mine, theirs] : {std::pair{&max_thread_global_reads, o.max_thread_global_reads},
+                                {&max_thread_global_writes, o.max_thread_global_writes},
+                                {&max_thread_shared_reads, o.max_thread_shared_reads},
+                                {&max_thread_shared_writes, o.max_thread_shared_writes},
+                                {&max_thread_local_bytes, o.max_thread_local_bytes}})
+      if (theirs > *mine) *mine = theirs;
+    return *this;
   }
   // Sectors beyond what the requested bytes need if they were contiguous (ncu's
   // "excessive sectors").

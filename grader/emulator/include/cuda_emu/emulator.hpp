@@ -56,7 +56,28 @@ struct options {
 options& settings();
 const std::vector<launch_record>& launches();
 const launch_record& last_launch();  // throws std::logic_error when there was none
-void reset();                        // forgets launches; keeps allocations
+
+// Every launch since the last reset() as one record: counters summed, every report and
+// race kept, the first error; `kernel` lists the kernels. Empty when nothing ran. An
+// exercise is judged on all its launches: an uncoalesced launch must not hide behind a
+// tidy one that follows it.
+inline launch_record all_launches() {
+  launch_record all;
+  for (const launch_record& l : launches()) {
+    if (all.kernel.empty()) {
+      all = l;
+      continue;
+    }
+    all.kernel += ", " + l.kernel;
+    all.counters += l.counters;
+    all.reports.insert(all.reports.end(), l.reports.begin(), l.reports.end());
+    all.races.insert(all.races.end(), l.races.begin(), l.races.end());
+    if (all.error == cudaSuccess) all.error = l.error;
+    all.seconds += l.seconds;
+  }
+  return all;
+}
+void reset();  // forgets launches; keeps allocations
 
 uint64_t device_bytes_in_use();
 uint64_t peak_device_bytes();

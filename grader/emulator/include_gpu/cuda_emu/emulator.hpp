@@ -63,6 +63,9 @@ inline const std::vector<launch_record>& launches() {
 inline const launch_record& last_launch() {
   return launches().back();
 }
+inline launch_record all_launches() {
+  return last_launch();
+}
 inline void reset() {
   cudaDeviceSynchronize();
   cudaGetLastError();

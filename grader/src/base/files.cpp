@@ -58,4 +58,10 @@ fs::path executable_build_dir() {
   return exe.parent_path().parent_path();
 }
 
+std::string_view trim_ascii(std::string_view s) {
+  const size_t b = s.find_first_not_of(" \t\r\n");
+  if (b == std::string_view::npos) return {};
+  return s.substr(b, s.find_last_not_of(" \t\r\n") - b + 1);
+}
+
 }  // namespace grader

@@ -22,13 +22,6 @@ using nlohmann::json;
 namespace grader {
 namespace {
 
-std::string trim(std::string_view s) {
-  const auto b = s.find_first_not_of(" \t\r\n");
-  if (b == std::string_view::npos) return {};
-  const auto e = s.find_last_not_of(" \t\r\n");
-  return std::string(s.substr(b, e - b + 1));
-}
-
 std::string lower_ascii(std::string_view s) {
   std::string out(s);
   for (char& c : out)
@@ -70,7 +63,7 @@ std::string letters(const std::set<std::string>& s) {
 }  // namespace
 
 std::string normalise_term(std::string_view s) {
-  std::string t = lower_ascii(trim(s));
+  std::string t = lower_ascii(trim_ascii(s));
   // LaTeX: \Theta(N^{2} d^{2}/M) reads like Θ(N^2 d^2/M).
   for (std::string_view cmd : {"\\left", "\\right", "\\big", "\\theta", "\\mathcal", "\\,"})
     replace_all(t, cmd, "");

@@ -40,12 +40,6 @@ source_place place_of(std::string_view token) {
   return {std::string(name.substr(0, colon)), std::string(name.substr(colon + 1))};
 }
 
-std::string trim_copy(std::string_view s) {
-  const size_t b = s.find_first_not_of(" \t\r");
-  if (b == std::string_view::npos) return {};
-  return std::string(s.substr(b, s.find_last_not_of(" \t\r") - b + 1));
-}
-
 }  // namespace
 
 std::string sanitizer_summary(const std::string& output, const std::string& file) {
@@ -62,7 +56,7 @@ std::string sanitizer_summary(const std::string& output, const std::string& file
       if (!what.empty()) break;
       const std::string_view before = line.substr(0, e);
       const source_place p = place_of(before.substr(before.find_last_of(' ') + 1));
-      what = "UndefinedBehaviorSanitizer: " + trim_copy(line.substr(e + 17));
+      what = "UndefinedBehaviorSanitizer: " + std::string(trim_ascii(line.substr(e + 17)));
       if (!p.file.empty()) {
         first_place = p.file + ":" + p.line;
         if (p.file == file) at_student = first_place;
@@ -70,7 +64,7 @@ std::string sanitizer_summary(const std::string& output, const std::string& file
       continue;
     }
     if (what.empty()) continue;
-    const std::string t = trim_copy(line);
+    const std::string t(trim_ascii(line));
     if (access.empty() && (t.starts_with("READ of size") || t.starts_with("WRITE of size")))
       access = t.substr(0, t.find(" at "));
     if (t.starts_with("#") && t.find(" in ") != std::string::npos && at_student.empty()) {

@@ -21,6 +21,9 @@ std::string display_path(const std::filesystem::path& p);
 // Splits text into lines without their '\n' or '\r\n' (a final newline adds no empty line).
 std::vector<std::string_view> split_lines(std::string_view text);
 
+// `s` without leading and trailing ASCII spaces, tabs, '\r' and '\n'.
+std::string_view trim_ascii(std::string_view s);
+
 // The build directory this program was built in: the parent of the folder holding
 // the running executable (build/bin/grader -> build). Grading trees live under it,
 // so a grade never writes into the course's checkout.

@@ -4,6 +4,7 @@
 // or a stray host pointer), checked like memcheck, checked for shared-memory races
 // like racecheck, and gathered into warp-level requests for the counters.
 #include <algorithm>
+#include <bit>
 #include <cstdio>
 #include <string>
 
@@ -109,13 +110,13 @@ void tick() {
 }
 
 void note_race(const void* first_pc, int first_kind, const void* second_pc, int second_kind,
-               uint64_t bytes) {
+               uint64_t bytes, int global = 0) {
   // One entry per pair of instructions, the write first, as racecheck prints them.
   if (first_kind != 1 && second_kind == 1) {
     std::swap(first_pc, second_pc);
     std::swap(first_kind, second_kind);
   }
-  emu.races[{first_pc, second_pc, first_kind, second_kind}] += bytes;
+  emu.races[{first_pc, second_pc, first_kind, second_kind, global}] += bytes;
 }
 
 // Accesses by two threads conflict unless a barrier separates them: __syncthreads
@@ -158,6 +159,74 @@ void race_check(uintptr_t a, unsigned size, bool write, const void* pc, const th
   }
 }
 
+// Global memory. Blocks are never ordered within a launch, so any two accesses to one
+// byte by different blocks conflict unless both only read; threads of one block
+// conflict as in shared memory. Atomics never reach here. Blocks run one after another:
+// an earlier block's access is one the GPU may run at the same time as this one. Each
+// word keeps which of its bytes were written and read, so threads writing neighbouring
+// chars do not conflict.
+void global_race_check(global_word* words, size_t count, uintptr_t base, uintptr_t a,
+                       unsigned size, bool write, const void* pc, const thread* th) {
+  const uint32_t block = emu.block_seq, epoch = emu.epoch;
+  const uint16_t me = static_cast<uint16_t>(th->linear);
+  const uint16_t wepoch = static_cast<uint16_t>(emu.warps[th->warp].syncwarp_epoch);
+  auto unordered = [&](uint32_t other_block, uint16_t other, uint32_t other_epoch,
+                       uint16_t other_wepoch) {
+    if (other_block != block) return true;
+    if (other == me || other_epoch != epoch) return false;
+    return !(other / 32u == th->warp && other_wepoch != wepoch);  // a __syncwarp between
+  };
+  const size_t w0 = (a - base) >> 2, w1 = (a + size - 1 - base) >> 2;
+  for (size_t w = w0; w <= w1 && w < count; ++w) {
+    global_word& s = words[w];
+    if (s.stamp != emu.launch_id) {
+      s = global_word{};
+      s.stamp = emu.launch_id;
+    }
+    const uintptr_t lo = std::max(a, base + 4 * w), hi = std::min(a + size, base + 4 * w + 4);
+    const uint8_t mask =
+        static_cast<uint8_t>(((1u << (hi - lo)) - 1) << ((lo - base) & 3));
+    const bool same_writer = s.w_block == block && s.w_thread == me;
+    const uint8_t wrote = s.w_bytes & mask;
+    if (wrote && unordered(s.w_block, s.w_thread, s.w_epoch, s.w_warp_epoch))
+      note_race(s.w_pc, 1, pc, write, std::popcount(wrote), s.w_block != block ? 2 : 1);
+    if (write) {
+      if (const uint8_t read = s.r_bytes & mask) {
+        const bool other_block = (s.flags & kCrossBlockReads) || s.r_block != block;
+        const bool conflict =
+            other_block || ((s.flags & kManyReaders) ? s.r_epoch == epoch
+                                                     : unordered(s.r_block, s.r_thread, s.r_epoch,
+                                                                 s.r_warp_epoch));
+        if (conflict) note_race(s.r_pc, 0, pc, 1, std::popcount(read), other_block ? 2 : 1);
+      }
+      // The last writer; bytes written before by an ordered or disjoint writer stay
+      // marked (a later conflict with them is then reported against this writer).
+      s.w_bytes = same_writer || !wrote ? static_cast<uint8_t>(s.w_bytes | mask) : mask;
+      s.w_block = block;
+      s.w_thread = me;
+      s.w_epoch = epoch;
+      s.w_warp_epoch = wepoch;
+      s.w_pc = pc;
+    } else {
+      if (!s.r_bytes || s.r_block != block || s.r_epoch != epoch) {
+        // A read by another block stays a conflict for any later write (sticky); a
+        // read in an earlier phase of this block is ordered before everything now.
+        if (s.r_bytes && s.r_block != block) s.flags |= kCrossBlockReads;
+        s.flags &= static_cast<uint8_t>(~kManyReaders);
+        s.r_bytes = (s.flags & kCrossBlockReads) ? static_cast<uint8_t>(s.r_bytes | mask) : mask;
+        s.r_block = block;
+        s.r_thread = me;
+        s.r_epoch = epoch;
+        s.r_warp_epoch = wepoch;
+        s.r_pc = pc;
+      } else {
+        if (s.r_thread != me) s.flags |= kManyReaders;
+        s.r_bytes |= mask;
+      }
+    }
+  }
+}
+
 // A kernel wrote static data: a __device__ variable, or a __shared__ array that g++
 // left out of the shared section (it does so for static locals of templates).
 void static_write_warning(uintptr_t a, const void* pc) {
@@ -180,6 +249,7 @@ inline bool is_builtin(uintptr_t a) {
 
 inline void on_access(const void* address, unsigned size, bool write, const void* pc) {
   if (!emu.in_kernel) return;  // host code in the kernel's file
+  if (emu.scheduled) maybe_switch();  // before the access: others may go first
   const uintptr_t a = reinterpret_cast<uintptr_t>(address);
   thread* th = emu.current;
   {  // local memory in use: g++ does not instrument a kernel's own local arrays, but
@@ -216,9 +286,13 @@ inline void on_access(const void* address, unsigned size, bool write, const void
       if (!al) bad_global(a, size, write, pc);
       emu.cache_lo = al->base;
       emu.cache_hi = al->base + al->size;
+      emu.cache_shadow = g_options.check_races ? shadow_of(*al) : nullptr;
     }
     write ? ++th->global_writes : ++th->global_reads;
     add_to_group(th, pc, write ? access_kind::global_store : access_kind::global_load, a, size);
+    if (emu.cache_shadow)
+      global_race_check(emu.cache_shadow, (emu.cache_hi - emu.cache_lo + 3) / 4, emu.cache_lo, a,
+                        size, write, pc, th);
     tick();
     return;
   }
@@ -235,6 +309,12 @@ inline void on_access(const void* address, unsigned size, bool write, const void
     if (write && !emu.warned_static) static_write_warning(a, pc);
     write ? ++th->global_writes : ++th->global_reads;
     add_to_group(th, pc, write ? access_kind::global_store : access_kind::global_load, a, size);
+    if (g_options.check_races)
+      for (uintptr_t w = a & ~uintptr_t{3}; w < a + size; w += 4) {
+        const uintptr_t lo = std::max(a, w), hi = std::min(a + size, w + 4);
+        global_race_check(&emu.static_shadow[w], 1, w, lo, static_cast<unsigned>(hi - lo), write,
+                          pc, th);
+      }
     tick();  // a spin on a __device__ flag must still meet the time limit
     return;
   }
@@ -338,8 +418,10 @@ void note_atomic(const void* address, unsigned size, const void* pc) {
 
 void finish_races() {
   for (const auto& [key, bytes] : emu.races) {
-    const auto& [first_pc, second_pc, first_kind, second_kind] = key;
+    const auto& [first_pc, second_pc, first_kind, second_kind, space] = key;
     race r;
+    r.global = space != 0;
+    r.across_blocks = space == 2;
     r.first = std::string(first_kind == 1 ? "Write" : "Read") + " access at " + location(first_pc);
     r.second =
         std::string(second_kind == 1 ? "Write" : "Read") + " access at " + location(second_pc);
@@ -347,10 +429,7 @@ void finish_races() {
     if (emu.record) {
       emu.record->races.push_back(r);
       if (g_options.print_reports)
-        std::fprintf(
-            stderr,
-            "========= Error: Race reported between %s\n=========     and %s [%llu hazards]\n",
-            r.first.c_str(), r.second.c_str(), static_cast<unsigned long long>(r.hazards));
+        std::fprintf(stderr, "%s", race_text(r).c_str());
     }
   }
   emu.races.clear();

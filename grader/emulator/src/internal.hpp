@@ -7,6 +7,8 @@
 #include <exception>
 #include <map>
 #include <string>
+#include <tuple>
+#include <unordered_map>
 #include <vector>
 
 #include "cuda_emu/emulator.hpp"
@@ -58,10 +60,26 @@ struct warp_state {
   uint32_t syncwarp_epoch = 0;  // completed __syncwarp()s: orders this warp's lanes for racecheck
 };
 
+// Racecheck state of one 4-byte word of global memory within one launch: its last
+// writer and its readers. `stamp` is the launch that last touched it, so a new launch
+// needs no reset.
+struct global_word {
+  uint32_t stamp;
+  uint32_t w_block, r_block;  // the block's position in the launch's run order
+  uint32_t w_epoch, r_epoch;  // __syncthreads phase within that block
+  uint16_t w_thread, r_thread;
+  uint16_t w_warp_epoch, r_warp_epoch;
+  uint8_t w_bytes, r_bytes;  // which of the word's 4 bytes were written, read
+  uint8_t flags;             // kManyReaders (in one block and phase), kCrossBlockReads
+  const void *w_pc, *r_pc;
+};
+constexpr uint8_t kManyReaders = 1, kCrossBlockReads = 2;
+
 struct allocation {
   uintptr_t base;
   size_t size;
   bool live;
+  mutable global_word* shadow = nullptr;  // mapped at the first access by a kernel
 };
 
 struct shadow_word {  // racecheck state of one shared-memory word
@@ -80,6 +98,8 @@ struct machine {
   std::vector<allocation> allocations;  // sorted by base
   uint64_t bytes_in_use = 0, peak_bytes = 0;
   uintptr_t cache_lo = 0, cache_hi = 0;  // the allocation hit last
+  global_word* cache_shadow = nullptr;    // and its race-check shadow (null: none)
+  std::unordered_map<uintptr_t, global_word> static_shadow;  // __device__ variables' words
 
   // Shared memory: the "cuda_shared" section.
   uintptr_t shared_lo = 0;
@@ -106,6 +126,12 @@ struct machine {
   void (*entry)(void*) = nullptr;
   void* args = nullptr;
   uint32_t epoch = 0;  // barrier phase within the block
+  uint32_t launch_id = 0;  // counts launches: global_word::stamp
+  uint32_t block_seq = 0;  // the running block's position in the launch's run order
+  // A seeded schedule (options::schedule != 0): its random state and the chance of a
+  // switch at each memory access (out of 256).
+  bool scheduled = false;
+  uint64_t rng = 0;
   launch_record* record = nullptr;
   abort_reason abort = abort_reason::none;
   std::exception_ptr exception;
@@ -113,8 +139,9 @@ struct machine {
   uint32_t ticks = 0;
   bool warned_static = false;  // the static-data write warning, once per launch
 
-  // Races found in this launch: (first pc, second pc, first kind, second kind) -> bytes.
-  std::map<std::tuple<const void*, const void*, int, int>, uint64_t> races;
+  // Races found in this launch: (first pc, second pc, first kind, second kind, space:
+  // 0 shared, 1 global within a block, 2 global between blocks) -> bytes.
+  std::map<std::tuple<const void*, const void*, int, int, int>, uint64_t> races;
 
   cudaError_t sticky_error = cudaSuccess;  // illegal address, timeout: until cudaDeviceReset
   cudaError_t last_error = cudaSuccess;    // cleared by cudaGetLastError
@@ -130,6 +157,10 @@ void syncwarp(unsigned mask);
 [[noreturn]] void abort_thread(abort_reason why, const std::string& message);
 void yield_thread(thread_state new_state);
 void check_deadline();
+void maybe_switch();  // under a seeded schedule, sometimes lets other threads run first
+uint64_t next_random();
+global_word* shadow_of(const allocation& al);  // null when it cannot be mapped
+void release_shadow(const allocation& al);
 
 // Memory.
 void init_memory();
@@ -141,6 +172,7 @@ const allocation* nearest_live(uintptr_t address);             // for reports; n
 void flush_groups();                   // turns finished request groups into counters
 std::string location(const void* pc);  // "kernel+0x1c in file.cu:5", via addr2line
 void emit(report_kind kind, const std::string& text);
+std::string race_text(const race& r);  // racecheck's lines, "=========" included
 void finish_races();
 
 }  // namespace cuda_emu::detail

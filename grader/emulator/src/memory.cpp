@@ -67,6 +67,26 @@ const allocation* containing(uintptr_t a, size_t size) {
   return al.live && a + size <= al.base + al.size ? &al : nullptr;
 }
 
+// One global_word per 4 bytes, mapped lazily (pages the kernels never touch cost
+// nothing). Null when the system refuses the mapping: that allocation is then not
+// race-checked.
+global_word* shadow_of(const allocation& al) {
+  if (!al.shadow) {
+    const size_t bytes = (al.size + 3) / 4 * sizeof(global_word);
+    void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (p == MAP_FAILED) return nullptr;
+    al.shadow = static_cast<global_word*>(p);
+  }
+  return al.shadow;
+}
+
+void release_shadow(const allocation& al) {
+  if (!al.shadow) return;
+  munmap(al.shadow, (al.size + 3) / 4 * sizeof(global_word));
+  al.shadow = nullptr;
+}
+
 const allocation* nearest_live(uintptr_t a) {
   const allocation* best = nullptr;
   uintptr_t best_d = ~uintptr_t{0};
@@ -143,6 +163,7 @@ cudaError_t cudaMalloc(void** ptr, size_t bytes) {
                                 [](const allocation& al, uintptr_t x) { return al.base < x; }),
                {base, bytes, true});
     emu.cache_lo = emu.cache_hi = 0;
+    emu.cache_shadow = nullptr;
   }
   emu.bytes_in_use += bytes;
   emu.peak_bytes = std::max(emu.peak_bytes, emu.bytes_in_use);
@@ -164,8 +185,10 @@ cudaError_t cudaFree(void* ptr) {
     return cudaErrorInvalidValue;
   }
   it->live = false;
+  release_shadow(*it);
   emu.bytes_in_use -= it->size;
   emu.cache_lo = emu.cache_hi = 0;
+  emu.cache_shadow = nullptr;
   // Give the pages back; the range stays reserved, so later accesses are caught.
   const uintptr_t page = 4096, lo = (a + page - 1) & ~(page - 1), hi = (a + it->size) & ~(page - 1);
   if (hi > lo) madvise(reinterpret_cast<void*>(lo), hi - lo, MADV_DONTNEED);

@@ -64,6 +64,19 @@ void emit(report_kind kind, const std::string& text) {
   }
 }
 
+std::string race_text(const race& r) {
+  std::string out = "========= Error: Race reported between " + r.first + "\n=========     and " +
+                    r.second + " [" + std::to_string(r.hazards) + " hazards]\n";
+  if (r.global)
+    out += r.across_blocks
+               ? "=========     in global memory, between threads of different blocks (blocks run "
+                 "in no fixed order and no barrier orders them: use atomics or one block per "
+                 "output)\n"
+               : "=========     in global memory, between threads of one block with no "
+                 "__syncthreads() between the two accesses\n";
+  return out;
+}
+
 }  // namespace detail
 
 std::string launch_record::ncu_metrics() const {
@@ -96,9 +109,7 @@ std::string launch_record::sanitizer_text() const {
     std::string line;
     while (std::getline(lines, line)) os << "========= " << line << '\n';
   }
-  for (const auto& r : races)
-    os << "========= Error: Race reported between " << r.first << "\n=========     and " << r.second
-       << " [" << r.hazards << " hazards]\n";
+  for (const auto& r : races) os << detail::race_text(r);
   return os.str();
 }
 

@@ -4,6 +4,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdio>
 #include <cstring>
@@ -259,6 +260,55 @@ void for_used_shared(Fn fn) {
   fn(at, emu.shared_size - at);
 }
 
+// A seeded schedule's order of threads for one pass: warps in random order, the lanes
+// of each forwards or backwards.
+std::vector<uint32_t> g_order, g_warp_order;
+
+void shuffle_order(uint32_t n) {
+  const uint32_t warps = (n + 31) / 32;
+  g_warp_order.resize(warps);
+  for (uint32_t w = 0; w < warps; ++w) g_warp_order[w] = w;
+  for (uint32_t w = warps; w > 1; --w) std::swap(g_warp_order[w - 1], g_warp_order[next_random() % w]);
+  g_order.clear();
+  for (uint32_t w : g_warp_order) {
+    const uint32_t lo = w * 32, hi = std::min(n, lo + 32);
+    if (next_random() & 1)
+      for (uint32_t t = lo; t < hi; ++t) g_order.push_back(t);
+    else
+      for (uint32_t t = hi; t-- > lo;) g_order.push_back(t);
+  }
+}
+
+// The order a launch runs its blocks in: the i-th block to run, as a linear index in
+// (z, y, x) order. In order, or under a seeded schedule reversed, shuffled (grids up to
+// 2^20 blocks; larger ones interleave), or interleaved from both ends.
+struct block_order {
+  uint64_t total = 0, kind = 0;
+  std::vector<uint32_t> shuffled;
+
+  block_order(uint64_t blocks, uint64_t schedule) : total(blocks) {
+    kind = schedule == 0 ? 0 : 1 + schedule % 3;  // 1 reverse, 2 shuffle, 3 interleave
+    if (kind == 2 && total > (uint64_t{1} << 20)) kind = 3;
+    if (kind == 2) {
+      shuffled.resize(total);
+      for (uint32_t i = 0; i < total; ++i) shuffled[i] = i;
+      for (uint64_t i = total; i > 1; --i) std::swap(shuffled[i - 1], shuffled[next_random() % i]);
+    }
+  }
+  uint64_t operator[](uint64_t i) const {
+    switch (kind) {
+      case 1:
+        return total - 1 - i;
+      case 2:
+        return shuffled[i];
+      case 3:
+        return i % 2 == 0 ? total - 1 - i / 2 : i / 2;
+      default:
+        return i;
+    }
+  }
+};
+
 // Runs one block to the end. False when the launch must stop.
 bool run_block(uint32_t n) {
   for_used_shared([](size_t offset, size_t bytes) {
@@ -304,7 +354,9 @@ bool run_block(uint32_t n) {
           break;
       }
     };
-    for (thread& th : emu.threads) {
+    if (emu.scheduled) shuffle_order(n);
+    for (uint32_t i = 0; i < n; ++i) {
+      thread& th = emu.threads[emu.scheduled ? g_order[i] : i];
       if (th.state == thread_state::runnable) {
         resume(th);
         if (emu.abort != abort_reason::none) return false;
@@ -373,6 +425,17 @@ void yield_thread(thread_state new_state) {
   __builtin_unreachable();
 }
 
+uint64_t next_random() {  // splitmix64
+  uint64_t z = (emu.rng += 0x9E3779B97F4A7C15ull);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
+void maybe_switch() {
+  if ((next_random() & 7) == 0) yield_thread(thread_state::runnable);  // one access in eight
+}
+
 void check_deadline() {
   if (std::chrono::steady_clock::now() > emu.deadline)
     abort_thread(abort_reason::timeout, timeout_text());
@@ -402,7 +465,10 @@ void launch(const launch_config& config, const char* name, void (*entry)(void*),
   emu.abort = abort_reason::none;
   emu.exception = nullptr;
   emu.races.clear();
+  emu.static_shadow.clear();
   emu.warned_static = false;
+  ++emu.launch_id;
+  rec.schedule = g_options.schedule;
 
   const uint64_t n = uint64_t{config.block.x} * config.block.y * config.block.z;
   const bool bad_block = n == 0 || n > kMaxThreads || config.block.z > 64;
@@ -445,20 +511,31 @@ void launch(const launch_config& config, const char* name, void (*entry)(void*),
     emu.deadline = start + g_options.time_limit;
     g_watch_kernel = name;
     g_watch_deadline = emu.deadline.time_since_epoch().count();
+    // Each launch of a seeded schedule draws its own order from the seed and its place
+    // among the launches since reset(), so a re-run repeats it exactly.
+    emu.scheduled = g_options.schedule != 0;
+    emu.rng = g_options.schedule * 0x2545F4914F6CDD1Dull + emu.launches.size();
+    emu.block_seq = 0;
+    const uint64_t blocks = uint64_t{config.grid.x} * config.grid.y * config.grid.z;
+    const block_order order(blocks, g_options.schedule);
     bool ok = true;
-    for (uint32_t z = 0; ok && z < config.grid.z; ++z)
-      for (uint32_t y = 0; ok && y < config.grid.y; ++y)
-        for (uint32_t x = 0; ok && x < config.grid.x; ++x) {
-          block_idx = {x, y, z};
-          ok = run_block(static_cast<uint32_t>(n));
-          for (const thread& th : emu.threads) {
-            auto& c = rec.counters;
-            c.max_thread_global_reads = std::max(c.max_thread_global_reads, th.global_reads);
-            c.max_thread_global_writes = std::max(c.max_thread_global_writes, th.global_writes);
-            c.max_thread_shared_reads = std::max(c.max_thread_shared_reads, th.shared_reads);
-            c.max_thread_shared_writes = std::max(c.max_thread_shared_writes, th.shared_writes);
-          }
-        }
+    for (uint64_t i = 0; i < blocks; ++i) {
+      const uint64_t b = order[i];
+      block_idx = {static_cast<uint32_t>(b % config.grid.x),
+                   static_cast<uint32_t>(b / config.grid.x % config.grid.y),
+                   static_cast<uint32_t>(b / (uint64_t{config.grid.x} * config.grid.y))};
+      ok = run_block(static_cast<uint32_t>(n));
+      ++emu.block_seq;
+      for (const thread& th : emu.threads) {
+        auto& c = rec.counters;
+        c.max_thread_global_reads = std::max(c.max_thread_global_reads, th.global_reads);
+        c.max_thread_global_writes = std::max(c.max_thread_global_writes, th.global_writes);
+        c.max_thread_shared_reads = std::max(c.max_thread_shared_reads, th.shared_reads);
+        c.max_thread_shared_writes = std::max(c.max_thread_shared_writes, th.shared_writes);
+      }
+      if (!ok) break;
+    }
+    emu.scheduled = false;
     g_watch_deadline = 0;
     finish_races();
     switch (emu.abort) {
@@ -513,6 +590,16 @@ void __syncwarp(unsigned mask) {
 }
 
 namespace cuda_emu {
+
+std::string describe_schedule(uint64_t seed) {
+  if (seed == 0) return "blocks in order, threads round-robin in order";
+  static const char* blocks[] = {"blocks in reverse order", "blocks in shuffled order",
+                                 "blocks interleaved from both ends"};
+  return std::string(blocks[seed % 3]) +
+         ", warps in shuffled order after each barrier, a switch to another thread at random "
+         "memory accesses (schedule " +
+         std::to_string(seed) + ")";
+}
 
 options& settings() {
   return detail::g_options;

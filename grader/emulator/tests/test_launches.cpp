@@ -172,7 +172,9 @@ TEST_CASE("launch configurations: 1024 threads, 0 threads, 1025 threads, z of 65
   CHECK(last().ok());
   CHECK(p.download()[2047] == 1);
   adv_launch_config(p.ptr, 1, 1, 8, 8, 16);
-  CHECK(last().ok());
+  CHECK(last().error == cudaSuccess);  // runs; its threads of one x write one int: a race
+  CHECK(last().races.size() == 1);
+  CHECK(last().races[0].global);
   for (auto [gx, gy, bx, by, bz] : {std::array<unsigned, 5>{1, 1, 0, 1, 1},
                                     {1, 1, 1025, 1, 1},
                                     {1, 1, 1, 1, 65},

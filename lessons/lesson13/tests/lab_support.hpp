@@ -3,6 +3,7 @@
 // reference (reference/matmul_reference.hpp).
 #pragma once
 
+#include <array>
 #include <chrono>
 #include <random>
 #include <string>
@@ -16,11 +17,48 @@
 namespace lesson13::labs {
 
 // Reports stay in the launch records (the tests print what matters); a hung
-// kernel is stopped well inside the grader's own time limit.
-inline void quiet_emulator() {
+// kernel is stopped well inside the grader's own time limit. `schedule` 0 runs blocks
+// and threads in order (the counters are measured so); see schedules().
+inline void quiet_emulator(uint64_t schedule = 0) {
   cuda_emu::settings().print_reports = false;
   cuda_emu::settings().time_limit = std::chrono::seconds(4);
+  cuda_emu::settings().schedule = schedule;
   cuda_emu::reset();
+}
+
+// The schedules a correctness test runs its i-th shape under: in order, then one
+// seeded from the test's seed, the block order cycling with i (reversed, shuffled,
+// interleaved from both ends), with warps shuffled and threads switching at random
+// accesses. A GPU promises no order, so a correct kernel gives the same results under
+// every one; one seeded schedule per shape keeps the cost at twice an in-order run.
+inline std::array<uint64_t, 2> schedules(std::mt19937_64& rng, size_t i) {
+  return {0, (rng() >> 16) * 3 + 3 + i % 3};  // nonzero; its value mod 3 picks the order
+}
+
+// What went wrong in a launch that must fail a correctness item whatever its results:
+// a race, an invalid access, a timeout, a failed launch. Empty when nothing did.
+inline std::string launch_problem(const cuda_emu::launch_record& l) {
+  if (l.kernel.empty()) return "";
+  const std::string text = l.sanitizer_text();
+  if (l.ok()) return "";
+  std::string why;
+  if (!l.races.empty())
+    why = "the kernel has a data race (a result the GPU may or may not give)";
+  else if (l.error == cudaErrorLaunchTimeout)
+    why = "a launch timed out after " +
+          std::to_string(cuda_emu::settings().time_limit.count() / 1000) + " s";
+  else
+    why = std::string("a launch failed (") + cudaGetErrorName(l.error) + ")";
+  return why + ":\n" + text;
+}
+
+// Said when results are wrong only under a seeded schedule.
+inline std::string schedule_note(uint64_t schedule) {
+  if (schedule == 0) return "schedule: " + cuda_emu::describe_schedule(0);
+  return "schedule: " + cuda_emu::describe_schedule(schedule) +
+         ". If the results are right in order but wrong here, the kernel depends on the order "
+         "its threads or blocks run in: a missing __syncthreads(), a __syncwarp() where the "
+         "whole block must wait, or blocks writing the same outputs. A GPU gives no order.";
 }
 
 struct matmul_result {
@@ -33,19 +71,41 @@ struct matmul_result {
 using matmul_fn = void (*)(const float*, const float*, float*, int, int, int);
 
 // Runs one matmul on fresh random inputs, with C poisoned first.
-inline matmul_result run_matmul(matmul_fn f, std::mt19937_64& rng, int M, int N, int K) {
+inline matmul_result run_matmul(matmul_fn f, std::mt19937_64& rng, int M, int N, int K,
+                                uint64_t schedule = 0) {
   const std::vector<float> A = course::random_matrix(rng, M, K, 1.0),
                            B = course::random_matrix(rng, K, N, 1.0);
   device_buffer<float> dA(A), dB(B), dC(static_cast<size_t>(M) * N);
   dC.poison();
-  quiet_emulator();
+  quiet_emulator(schedule);
   f(dA.ptr, dB.ptr, dC.ptr, M, N, K);
+  cuda_emu::settings().schedule = 0;
   matmul_result r;
   r.C = dC.download();
   r.error = course::relative_error(r.C, reference::matmul_reference(A, B, M, N, K));
   r.launches = cuda_emu::launches().size();
   r.launch = cuda_emu::all_launches();
   return r;
+}
+
+// One correctness check of a matmul kernel: every shape in order and under the seeded
+// schedules; each run must launch cleanly (no race, no invalid access, no timeout) and
+// match the reference.
+inline void check_matmul_correct(matmul_fn f, std::mt19937_64& rng,
+                                 const std::vector<std::array<int, 3>>& shapes) {
+  for (size_t i = 0; i < shapes.size(); ++i) {
+    const auto [M, N, K] = shapes[i];
+    for (uint64_t schedule : schedules(rng, i)) {
+      INFO("M=" << M << " N=" << N << " K=" << K);
+      INFO(schedule_note(schedule));
+      const matmul_result r = run_matmul(f, rng, M, N, K, schedule);
+      const std::string problem = launch_problem(r.launch);
+      INFO(problem);
+      REQUIRE(problem.empty());
+      INFO("relative error " << r.error << " (at most 1e-5)");
+      REQUIRE(r.error <= 1e-5);
+    }
+  }
 }
 
 // Why a counting test stops before it counts: the item it depends on, and what this

@@ -17,13 +17,7 @@ TEST_CASE("coalesced matmul matches the reference, sizes not a multiple of 32 in
   std::uniform_int_distribution<int> size(1, 80);
   std::vector<std::array<int, 3>> shapes = {{64, 64, 64}, {1, 1, 1}, {33, 17, 45}, {100, 70, 31}};
   for (int t = 0; t < 3; ++t) shapes.push_back({size(rng), size(rng), size(rng)});
-  for (auto [M, N, K] : shapes) {
-    INFO("M=" << M << " N=" << N << " K=" << K);
-    const matmul_result r = run_matmul(matmul_coalesced, rng, M, N, K);
-    INFO(r.launch.sanitizer_text());
-    CHECK(r.launch.ok());
-    REQUIRE(r.error <= 1e-5);
-  }
+  check_matmul_correct(matmul_coalesced, rng, shapes);
 }
 
 TEST_CASE("coalesced matmul: a warp's loads and stores touch few sectors",

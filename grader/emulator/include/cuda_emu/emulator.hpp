@@ -28,6 +28,10 @@ struct report {
 struct race {
   std::string first, second;  // "Write access at kernel+0x1c in file.cu:5"
   uint64_t hazards = 0;       // counted per byte, as racecheck does
+  // Global memory (racecheck itself checks only shared memory): two blocks, or two
+  // threads of one block with no __syncthreads between, touched one word.
+  bool global = false;
+  bool across_blocks = false;  // global: the two accesses came from different blocks
 };
 
 struct launch_record {
@@ -37,6 +41,7 @@ struct launch_record {
   std::vector<report> reports;  // memcheck/synccheck/timeout/exception errors, and warnings
   std::vector<race> races;
   uint64_t device_bytes_at_launch = 0;
+  uint64_t schedule = 0;  // options::schedule it ran under (0: in order)
   cudaError_t error = cudaSuccess;
   double seconds = 0;
 
@@ -50,8 +55,17 @@ struct launch_record {
 struct options {
   std::chrono::milliseconds time_limit{std::chrono::seconds(10)};  // per launch
   bool print_reports = true;  // echo reports to stderr as they happen
-  bool check_races = true;
+  bool check_races = true;  // shared and global memory
+  // 0: blocks in (z, y, x) order, threads round-robin in order (counters are measured
+  // so). Any other value is the seed of a schedule that exposes order bugs: blocks in
+  // reverse, shuffled or interleaved order, warps resumed in shuffled order after every
+  // pass, and a switch to another thread at random memory accesses. A correct kernel
+  // gives the same results under every schedule; counters are meaningful only under 0.
+  uint64_t schedule = 0;
 };
+
+// What a schedule seed does, in words: "blocks in reverse order, warps shuffled, ...".
+std::string describe_schedule(uint64_t seed);
 
 options& settings();
 const std::vector<launch_record>& launches();
@@ -73,6 +87,7 @@ inline launch_record all_launches() {
     all.reports.insert(all.reports.end(), l.reports.begin(), l.reports.end());
     all.races.insert(all.races.end(), l.races.begin(), l.races.end());
     if (all.error == cudaSuccess) all.error = l.error;
+    if (all.schedule == 0) all.schedule = l.schedule;
     all.seconds += l.seconds;
   }
   return all;

@@ -350,9 +350,10 @@ TEST_CASE("lab figures in the lesson 13 notes match their computation", "[figure
   const double block_threads = Br * kWarp, regfile = 65536, sms = 132, max_warps_per_sm = 64;
   const double q_tiles = std::ceil(n / Br);
   const double q_floats = n * d, kv_floats = 2 * n * d * q_tiles;
-  const double read_floats = q_floats + kv_floats;
+  const double traffic_floats = 2 * q_floats + kv_floats;  // Q read, O written once
+  const double fa1_floats = traffic_floats + 2 * n * d * std::ceil(n / Bc);  // O re-read, re-written
   const double m_floats = Br * d;                          // the "M ~ 16 d" of the bound
-  const double per_warp_reads = q_floats + 2 * n * n * d;  // every warp reads all of K and V
+  const double per_warp_reads = 2 * q_floats + 2 * n * n * d;  // every warp reads all of K, V
   const flash_counts flash = flash_model(static_cast<long>(n), static_cast<long>(d), true);
   const flash_counts flash_unpadded =
       flash_model(static_cast<long>(n), static_cast<long>(d), false);
@@ -502,13 +503,16 @@ TEST_CASE("lab figures in the lesson 13 notes match their computation", "[figure
       {"labs.flash_q_tiles_256", exact(q_tiles)},
       {"labs.flash_q_floats", exact(q_floats)},
       {"labs.flash_kv_floats", exact(kv_floats)},
-      {"labs.flash_read_floats", exact(read_floats)},
-      {"labs.flash_read_bytes", exact(read_floats * kFloat)},
-      {"labs.flash_bound_bytes", rounded(1.1 * kFloat * read_floats, 0)},
+      {"labs.flash_o_floats", exact(q_floats)},
+      {"labs.flash_traffic_floats", exact(traffic_floats)},
+      {"labs.flash_traffic_bytes", exact(traffic_floats * kFloat)},
+      {"labs.flash_bound_bytes", exact(2 * kFloat * traffic_floats)},
+      {"labs.flash_fa1_floats", exact(fa1_floats)},
+      {"labs.flash_fa1_ratio", rounded(fa1_floats / traffic_floats, 1)},
       {"labs.flash_m_floats", exact(m_floats)},
       {"labs.flash_theta_kv", exact(n * n * d * d / m_floats)},
       {"labs.flash_per_warp_reads", exact(per_warp_reads)},
-      {"labs.flash_per_warp_ratio", rounded(per_warp_reads / read_floats, 1)},
+      {"labs.flash_per_warp_ratio", rounded(per_warp_reads / traffic_floats, 1)},
       {"labs.flash_kv_floats_br32", exact(2 * n * d * std::ceil(n / 32))},
       {"labs.flash_regs_cap_1024", exact(regfile / 1024)},
       {"labs.flash_regs_cap", exact(regs_cap)},
@@ -517,6 +521,7 @@ TEST_CASE("lab figures in the lesson 13 notes match their computation", "[figure
       {"labs.flash_o_bytes", exact(n * d * kFloat)},
       {"labs.flash_alloc_limit", exact(n * n * kFloat / 8)},
       {"labs.flash_store_limit", exact(2 * n * d * kFloat)},
+      {"labs.flash_local_limit", exact(1024 + kFloat * (2 * kMaxD + 2 * Bc))},
       {"labs.concat_tiles_96", exact(96 / Bc)},
       // flash.correct 3 + flash.no_nxn 3 + flash.global_reads 2: all but flash.edges
       {"labs.nomax_points", exact(3 + 3 + 2)},

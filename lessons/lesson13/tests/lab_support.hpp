@@ -111,7 +111,8 @@ inline void check_matmul_correct(matmul_fn f, std::mt19937_64& rng,
 // Why a counting test stops before it counts: the item it depends on, and what this
 // launch itself reported (a time limit, an invalid access, a race), so the real cause
 // is not hidden behind the precondition.
-inline std::string precondition_note(const matmul_result& r, const char* item) {
+template <class Result>  // matmul_result, or lab 3's flash_result
+std::string precondition_note(const Result& r, const char* item) {
   std::string note = std::string("first the results at this size must be right (see ") + item + ")";
   const std::string own = r.launch.sanitizer_text();
   if (!own.empty()) note += "; this launch reported:\n" + own;

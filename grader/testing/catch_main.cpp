@@ -27,6 +27,10 @@ class course_json_reporter : public Catch::StreamingReporterBase<course_json_rep
 
   bool assertionEnded(Catch::AssertionStats const& stats) override {
     const auto& result = stats.assertionResult;
+    if (result.getResultType() == Catch::ResultWas::Warning && result.hasMessage()) {
+      warnings_.push_back(result.getMessage());
+      return true;
+    }
     if (result.isOk()) return true;
     namespace f = protocol::failure_field;
     nlohmann::json failure{
@@ -48,6 +52,7 @@ class course_json_reporter : public Catch::StreamingReporterBase<course_json_rep
   void testCaseStarting(Catch::TestCaseInfo const& info) override {
     StreamingReporterBase::testCaseStarting(info);
     failures_ = nlohmann::json::array();
+    warnings_ = nlohmann::json::array();
     course::thrown_blank = nullptr;
   }
 
@@ -61,6 +66,7 @@ class course_json_reporter : public Catch::StreamingReporterBase<course_json_rep
         {f::failures, failures_},
         {f::seed, m_config->rngSeed()},
     };
+    if (!warnings_.empty()) record[f::warnings] = warnings_;
     // A blank that threw during a failed case: the case failed because of it.
     if (course::thrown_blank && !stats.totals.assertions.allOk())
       record[f::blank] = course::thrown_blank;
@@ -84,6 +90,7 @@ class course_json_reporter : public Catch::StreamingReporterBase<course_json_rep
   }
 
   nlohmann::json failures_ = nlohmann::json::array();
+  nlohmann::json warnings_ = nlohmann::json::array();
 };
 
 }  // namespace

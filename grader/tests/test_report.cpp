@@ -194,7 +194,8 @@ TEST_CASE("to_json has the documented fields, first unit on top and every unit i
   REQUIRE(j["items"].size() == 6);
   for (const auto& it : j["items"])
     CHECK(keys(it) == std::set<std::string>{"id", "title", "points", "max_points", "status",
-                                            "feedback", "needs_review", "auto_points", "reviewed"});
+                                            "feedback", "needs_review", "auto_points", "reviewed",
+                                            "warnings"});
   CHECK(j["items"][0]["id"] == "code.update");
   CHECK(j["items"][0]["title"] == "Online update");
   CHECK(j["items"][0]["points"].get<double>() == 2);

@@ -126,6 +126,14 @@ TEST_CASE("parse_records reads the reporter's lines and skips what the student p
   CHECK(r.failures[1].line == 50);
 }
 
+TEST_CASE("parse_records: a record's warnings are kept, passed or not", "[run]") {
+  const auto records = parse_records(
+      R"({"test":"w","passed":true,"assertions":1,"warnings":["the CUDA emulator: x","y"]})");
+  REQUIRE(records.size() == 1);
+  CHECK(records[0].passed);
+  CHECK(records[0].warnings == std::vector<std::string>{"the CUDA emulator: x", "y"});
+}
+
 TEST_CASE("parse_records: missing fields take defaults; a record without passed failed", "[run]") {
   const auto records = parse_records("{\"test\":\"bare\"}\n{\"test\":\"f\",\"failures\":[{}]}");
   REQUIRE(records.size() == 2);

@@ -443,3 +443,22 @@ TEST_CASE("score_code_item: tests that could not start are an error, with no adv
   CHECK(r.status == item_status::error);
   CHECK(r.feedback == "the tests could not start: could not start: Permission denied");
 }
+
+TEST_CASE("score_code_item: the tests' warnings reach the item, passed or failed, once each",
+          "[score]") {
+  const auto m = tiny_manifest();
+  auto in = all_right();
+  auto warned = passing("a");
+  warned.warnings = {"the CUDA emulator: a kernel wrote static data", "second"};
+  auto again = passing("b");
+  again.warnings = {"second"};
+  in.runs[0] = run_of("code", protocol::item_tag("code.a"), {warned, again});
+  const auto r = grader::score_code_item(m.units[0].items[0], m.exercises[0], in, lang::en);
+  CHECK(r.status == item_status::pass);
+  CHECK(r.warnings ==
+        std::vector<std::string>{"the CUDA emulator: a kernel wrote static data", "second"});
+  in.runs[0] = run_of("code", protocol::item_tag("code.a"), {failing("x", "assertion", "x")});
+  in.runs[0].records[0].warnings = {"w"};
+  CHECK(grader::score_code_item(m.units[0].items[0], m.exercises[0], in, lang::en).warnings ==
+        std::vector<std::string>{"w"});
+}

@@ -131,6 +131,7 @@ std::vector<test_record> parse_records(const std::string& output) {
     r.tags = strings_or(j, f::tags);
     r.passed = j.contains(f::passed) && j[f::passed].is_boolean() && j[f::passed].get<bool>();
     r.blank = text_or(j, f::blank);
+    r.warnings = strings_or(j, f::warnings);
     if (j.contains(f::failures) && j[f::failures].is_array()) {
       for (const auto& fj : j[f::failures]) {
         if (!fj.is_object()) continue;

@@ -183,6 +183,10 @@ item_result score_code_item(const item& it, const exercise& e, const score_input
     r.feedback = trf(l, "这一项的测试没有运行", "this item's tests did not run");
     return r;
   }
+  for (const test_record& rec : run->records)
+    for (const std::string& w : rec.warnings)
+      if (std::find(r.warnings.begin(), r.warnings.end(), w) == r.warnings.end())
+        r.warnings.push_back(w);
   if (run->passed()) {
     r.points = it.points;
     r.status = item_status::pass;

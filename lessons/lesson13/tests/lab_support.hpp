@@ -6,8 +6,11 @@
 #include <array>
 #include <chrono>
 #include <random>
+#include <set>
 #include <string>
 #include <vector>
+
+#include <catch2/catch.hpp>
 
 #include "course/testing.hpp"
 #include "course/device_buffer.hpp"
@@ -52,6 +55,15 @@ inline std::string launch_problem(const cuda_emu::launch_record& l) {
   return why + ":\n" + text;
 }
 
+// The emulator's warnings (a __shared__ array it cannot see, a kernel writing static
+// data) reach the report through WARN, once each, whatever the verdict.
+inline void pass_on_warnings(const cuda_emu::launch_record& l) {
+  static std::set<std::string> said;
+  for (const auto& rep : l.reports)
+    if (rep.kind == cuda_emu::report_kind::warning && said.insert(rep.text).second)
+      WARN("the CUDA emulator: " << rep.text);
+}
+
 // Said when results are wrong only under a seeded schedule.
 inline std::string schedule_note(uint64_t schedule) {
   if (schedule == 0) return "schedule: " + cuda_emu::describe_schedule(0);
@@ -85,6 +97,7 @@ inline matmul_result run_matmul(matmul_fn f, std::mt19937_64& rng, int M, int N,
   r.error = course::relative_error(r.C, reference::matmul_reference(A, B, M, N, K));
   r.launches = cuda_emu::launches().size();
   r.launch = cuda_emu::all_launches();
+  pass_on_warnings(r.launch);
   return r;
 }
 

@@ -48,6 +48,7 @@ flash_result run_flash(std::mt19937_64& rng, int n, int d, double q_scale, uint6
     r.traffic_bytes += 32 * (l.counters.global_load_sectors + l.counters.global_store_sectors);
   }
   r.launch = cuda_emu::all_launches();
+  pass_on_warnings(r.launch);
   r.O = dO.download();
   r.want = ref::standard_attention(Q, K, V, n, d);
   r.error = course::relative_error(r.O, r.want);

@@ -28,6 +28,9 @@ struct item_result {
   // The grader's own points; `points` differs only where a review changed them.
   double auto_points = 0;
   bool reviewed = false;  // an override set the item or one of its parts
+  // What the tests warned about, whatever the verdict (an emulator warning: a
+  // __shared__ array it cannot see, a write to static data).
+  std::vector<std::string> warnings = {};
 };
 
 struct veto_result {

@@ -37,6 +37,7 @@ struct test_record {
   bool passed = false;
   std::vector<test_failure> failures;
   std::string blank;  // the unfilled blank the case ran into, if any
+  std::vector<std::string> warnings;  // WARN() messages, passed or not
 };
 
 // One process to run: a binary's tests for one tag, and how many tests it has.

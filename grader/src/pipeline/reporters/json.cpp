@@ -17,7 +17,8 @@ nlohmann::json unit_json(const unit_report& u, const report& r) {
                      {"feedback", it.feedback},
                      {"needs_review", it.needs_review},
                      {"auto_points", round_points(it.auto_points)},
-                     {"reviewed", it.reviewed}});
+                     {"reviewed", it.reviewed},
+                     {"warnings", it.warnings}});
   for (const auto& v : u.vetoes)
     vetoes.push_back({{"id", v.id},
                       {"reason", v.reason},

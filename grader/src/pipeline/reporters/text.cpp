@@ -127,6 +127,14 @@ std::string render_text(const report& r, bool color) {
       if (!it.feedback.empty())
         for (std::string_view line : split_lines(it.feedback))
           out += fmt::format("      {}\n", line);
+      for (const std::string& w : it.warnings) {
+        bool first = true;
+        for (std::string_view line : split_lines(w)) {
+          out += fmt::format("      {}{}\n", first ? paint(tr(l, "警告：", "warning: "), "33") : "",
+                             line);
+          first = false;
+        }
+      }
     }
     if (!u.vetoes.empty()) {
       out += fmt::format("  {}\n", paint(tr(l, "一票否决：", "Vetoes:"), "31;1"));

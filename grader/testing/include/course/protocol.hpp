@@ -22,6 +22,9 @@ inline constexpr const char* passed = "passed";          // every assertion held
 inline constexpr const char* assertions = "assertions";  // how many ran
 inline constexpr const char* failures = "failures";      // the failed assertions, below
 inline constexpr const char* seed = "seed";              // Catch2's --rng-seed
+// WARN() messages: what the student should know even when the case passed (an
+// emulator warning, say). Optional.
+inline constexpr const char* warnings = "warnings";
 // Set when the case ran into a BLANK(name) the student has not filled: the name.
 inline constexpr const char* blank = "blank";
 }  // namespace field

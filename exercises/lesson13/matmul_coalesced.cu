@@ -21,8 +21,9 @@ __global__ void matmul_coalesced_kernel(const float* A, const float* B, float* C
   if (row >= M || col >= N) return;
   float acc = 0.0f;
   // A warp now reads one A[row][k] (a broadcast) and 32 consecutive B[k][col].
-  for (int k = 0; k < K; ++k) acc += A[row * K + k] * B[k * N + col];
-  C[row * N + col] = acc;
+  // Offsets in size_t: M * N may pass 2^31 (a 46,341 x 46,341 C), where int wraps.
+  for (int k = 0; k < K; ++k) acc += A[size_t(row) * K + k] * B[size_t(k) * N + col];
+  C[size_t(row) * N + col] = acc;
 }
 
 }  // namespace

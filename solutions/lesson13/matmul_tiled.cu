@@ -28,8 +28,8 @@ __global__ void matmul_tiled_kernel(const float* A, const float* B, float* C, in
   for (int k0 = 0; k0 < K; k0 += T) {
     // 1) Each thread stages one element of each tile; outside the matrices, 0.
     // BEGIN SOLUTION
-    As[ty][tx] = (row < M && k0 + tx < K) ? A[row * K + k0 + tx] : 0.0f;
-    Bs[ty][tx] = (k0 + ty < K && col < N) ? B[(k0 + ty) * N + col] : 0.0f;
+    As[ty][tx] = (row < M && k0 + tx < K) ? A[size_t(row) * K + k0 + tx] : 0.0f;
+    Bs[ty][tx] = (k0 + ty < K && col < N) ? B[size_t(k0 + ty) * N + col] : 0.0f;
     // PROMPT As[ty][tx] = BLANK(load_A_tile);  // A[row][k0 + tx], or 0 outside A
     // PROMPT Bs[ty][tx] = BLANK(load_B_tile);  // B[k0 + ty][col], or 0 outside B
     // END SOLUTION
@@ -52,7 +52,7 @@ __global__ void matmul_tiled_kernel(const float* A, const float* B, float* C, in
     // PROMPT BLANK_STMT(barrier_before_next_tile);
     // END SOLUTION
   }
-  if (row < M && col < N) C[row * N + col] = acc;
+  if (row < M && col < N) C[size_t(row) * N + col] = acc;
 }
 
 constexpr int BT = kCoarseTile, F = kCoarseFactor, BK = 16, S = BT / F;  // S x S = 16 x 16 threads
@@ -69,8 +69,8 @@ __global__ void matmul_coarsened_kernel(const float* A, const float* B, float* C
   for (int k0 = 0; k0 < K; k0 += BK) {
     for (int i = 0; i < F; ++i) {
       const int r = row0 + ty + S * i, c = col0 + tx + S * i;
-      As[ty + S * i][tx] = (r < M && k0 + tx < K) ? A[r * K + k0 + tx] : 0.0f;
-      Bs[ty][tx + S * i] = (k0 + ty < K && c < N) ? B[(k0 + ty) * N + c] : 0.0f;
+      As[ty + S * i][tx] = (r < M && k0 + tx < K) ? A[size_t(r) * K + k0 + tx] : 0.0f;
+      Bs[ty][tx + S * i] = (k0 + ty < K && c < N) ? B[size_t(k0 + ty) * N + c] : 0.0f;
     }
     __syncthreads();
     for (int k = 0; k < BK; ++k) {
@@ -90,7 +90,7 @@ __global__ void matmul_coarsened_kernel(const float* A, const float* B, float* C
   for (int i = 0; i < F; ++i)
     for (int j = 0; j < F; ++j) {
       const int r = row0 + ty + S * i, c = col0 + tx + S * j;
-      if (r < M && c < N) C[r * N + c] = acc[i][j];
+      if (r < M && c < N) C[size_t(r) * N + c] = acc[i][j];
     }
 }
 

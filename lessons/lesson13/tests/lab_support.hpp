@@ -121,6 +121,50 @@ inline void check_matmul_correct(matmul_fn f, std::mt19937_64& rng,
   }
 }
 
+#ifdef CUDA_EMU_GPU_EDITION
+// Only on a GPU (grader --gpu): C of 46,341 x 46,341 floats has more than 2^31
+// elements (8.6 GB), so an index computed in int, row * N + col, overflows past the
+// middle of C. K is small to keep the run short. Checks three whole rows (the first,
+// the middle and the last) and 100,000 random entries against the reference.
+inline void check_matmul_large(matmul_fn f, std::mt19937_64& rng) {
+  const int M = 46341, N = 46341, K = 8;
+  const std::vector<float> A = course::random_matrix(rng, M, K, 1.0),
+                           B = course::random_matrix(rng, K, N, 1.0);
+  device_buffer<float> dA(A), dB(B), dC(static_cast<size_t>(M) * N);
+  if (!dC.ptr) {
+    cudaGetLastError();
+    WARN("not run: the GPU has no room for C (8.6 GB)");
+    SUCCEED();
+    return;
+  }
+  dC.poison();
+  quiet_emulator();
+  f(dA.ptr, dB.ptr, dC.ptr, M, N, K);
+  const std::string problem = launch_problem(cuda_emu::all_launches());
+  INFO("M=" << M << " N=" << N << " K=" << K << ": M * N = " << size_t(M) * N
+            << " > 2^31, so row * N + col must be computed in 64 bits (size_t)");
+  INFO(problem);
+  REQUIRE(problem.empty());
+  const std::vector<float> C = dC.download();
+  std::vector<std::pair<int, int>> at;
+  for (int row : {0, M / 2, M - 1})
+    for (int col = 0; col < N; ++col) at.push_back({row, col});
+  std::uniform_int_distribution<int> r(0, M - 1), c(0, N - 1);
+  for (int i = 0; i < 100000; ++i) at.push_back({r(rng), c(rng)});
+  std::vector<float> got;
+  std::vector<double> want;
+  for (auto [row, col] : at) {
+    double sum = 0;
+    for (int k = 0; k < K; ++k) sum += double(A[size_t(row) * K + k]) * B[size_t(k) * N + col];
+    want.push_back(sum);
+    got.push_back(C[size_t(row) * N + col]);
+  }
+  const double error = course::relative_error(got, want);
+  INFO("relative error on the sampled entries " << error << " (at most 1e-5)");
+  REQUIRE(error <= 1e-5);
+}
+#endif
+
 // Why a counting test stops before it counts: the item it depends on, and what this
 // launch itself reported (a time limit, an invalid access, a race), so the real cause
 // is not hidden behind the precondition.

@@ -20,6 +20,14 @@ TEST_CASE("coalesced matmul matches the reference, sizes not a multiple of 32 in
   check_matmul_correct(matmul_coalesced, rng, shapes);
 }
 
+#ifdef CUDA_EMU_GPU_EDITION
+TEST_CASE("coalesced matmul: C with more than 2^31 elements (GPU only)", "[coalescing.correct]") {
+  auto rng = course::test_rng("lab1-large");
+  INFO(course::seed_note());
+  check_matmul_large(matmul_coalesced, rng);
+}
+#endif
+
 TEST_CASE("coalesced matmul: a warp's loads and stores touch few sectors",
           "[coalescing.sectors][emulator]") {
   auto rng = course::test_rng("lab1-sectors");

@@ -27,6 +27,19 @@ TEST_CASE("tiled matmul matches the reference, partial tiles included", "[tiling
                 {{16, 16, 16}, {48, 32, 64}, {37, 53, 29}, {1, 1, 1}, {5, 70, 3}});
 }
 
+#ifdef CUDA_EMU_GPU_EDITION
+TEST_CASE("tiled matmul: C with more than 2^31 elements (GPU only)", "[tiling.correct]") {
+  auto rng = course::test_rng("lab2-large");
+  INFO(course::seed_note());
+  check_matmul_large(matmul_tiled, rng);
+}
+TEST_CASE("coarsened matmul: C with more than 2^31 elements (GPU only)", "[coarsening.correct]") {
+  auto rng = course::test_rng("lab2-coarse-large");
+  INFO(course::seed_note());
+  check_matmul_large(matmul_coarsened, rng);
+}
+#endif
+
 TEST_CASE("tiled matmul reads global memory kTile times less than the naive kernel",
           "[tiling.global_loads][emulator]") {
   auto rng = course::test_rng("lab2-loads");

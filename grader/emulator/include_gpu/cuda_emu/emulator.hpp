@@ -4,6 +4,9 @@
 // on a GPU; the rest use launches()/last_launch() for the launch's error only.
 #pragma once
 
+// Tests may check this to run what only a GPU can (sizes too large to emulate).
+#define CUDA_EMU_GPU_EDITION 1
+
 #include <cuda_runtime.h>
 
 #include "../../include/cuda_emu/counters.hpp"  // the one definition of the counters
@@ -16,15 +19,25 @@
 
 namespace cuda_emu {
 
+enum class report_kind { memcheck, racecheck, synccheck, timeout, exception, config, warning };
+
+struct report {
+  report_kind kind;
+  std::string text;
+};
+
 struct race {
   std::string first, second;
   uint64_t hazards = 0;
+  bool global = false, across_blocks = false;
 };
 
 struct launch_record {
   std::string kernel = "(GPU)";
   launch_counters counters;
+  std::vector<report> reports;  // none: use compute-sanitizer on a GPU
   std::vector<race> races;
+  uint64_t schedule = 0;
   cudaError_t error = cudaSuccess;
   bool ok() const { return error == cudaSuccess; }
   std::string ncu_metrics() const { return "(counters come from the emulator or from ncu)\n"; }
@@ -37,11 +50,16 @@ struct options {
   std::chrono::milliseconds time_limit{std::chrono::seconds(10)};
   bool print_reports = true;
   bool check_races = true;
+  uint64_t schedule = 0;  // ignored: the GPU schedules its own way
 };
 
 inline options& settings() {
   static options o;
   return o;
+}
+
+inline std::string describe_schedule(uint64_t) {
+  return "the GPU's own (a seeded schedule is the emulator's)";
 }
 
 namespace detail {

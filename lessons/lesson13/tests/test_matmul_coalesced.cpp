@@ -40,6 +40,7 @@ TEST_CASE("coalesced matmul: a warp's loads and stores touch few sectors",
   const matmul_result r = run_matmul(matmul_coalesced, rng, n, n, n);
   INFO(precondition_note(r, "coalescing.correct"));
   REQUIRE(r.error <= 1e-5);
+  REQUIRE(launch_problem(r.launch).empty());  // with a race, right results are luck
   const auto& c = r.launch.counters;
   // The work must happen in kernels, spread over the threads: a ratio of nothing, or of a
   // single lane's requests (one sector each), says nothing about coalescing.

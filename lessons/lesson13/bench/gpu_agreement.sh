@@ -1,32 +1,27 @@
 #!/usr/bin/env bash
-# Emulator versus GPU on the lab mutants (issue 10): `grader dev check` writes each
-# lab mutant of solutions/lesson13/mutants out in full, then each is graded with
-# --gpu (the emulated grade, then the same tests with the same seed on the GPU). One
-# line per mutant: its unit, each correctness item's verdict on both, and the
-# report's own disagreements. Run from the repository root on a GPU machine:
-#   lessons/lesson13/bench/gpu_agreement.sh build/bin/grader OUT [mutant ...]
+# Emulator versus GPU on the lab mutants (issue 10). MUTANTS holds one folder per
+# mutant with every exercise file, as `grader dev check lesson13` writes them
+# (<build>/grade/lesson13-scratch/mutants). Each is graded with --gpu: the emulated
+# grade, then the same tests with the same seed on the GPU. One line per mutant: each
+# correctness item's verdict on both, and the report's own disagreements. JOBS
+# workers run at once, each with its own build trees. Run from the repository root
+# on a GPU machine:
+#   lessons/lesson13/bench/gpu_agreement.sh build/bin/grader OUT MUTANTS JOBS [mutant ...]
 set -u
-grader=$1 out=$2
-shift 2
+grader=$(realpath "$1") out=$(realpath -m "$2") mutants=$(realpath "$3") jobs=$4
+shift 4
 mkdir -p "$out"
 names=("$@")
 if [ ${#names[@]} -eq 0 ]; then
-  mapfile -t names < <("$grader" dev check lesson13 --list | sed -n 's/^mutant:\(lab[^ ]*\).*/\1/p')
+  mapfile -t names < <(ls "$mutants" | grep '^lab')
 fi
-args=()
-for n in "${names[@]}"; do args+=(--only "mutant:$n"); done
-"$grader" dev check lesson13 "${args[@]}" >"$out/dev_check.txt" 2>&1
-root=$(cd "$(dirname "$grader")/.." && pwd)
-for n in "${names[@]}"; do
-  dir=$(find "$root" -type d -path "*/mutants/$n" -print -quit)
+
+grade_one() {  # grade_one NAME WORKER
+  local n=$1 worker=$2 unit
   unit=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["unit"])' \
     "solutions/lesson13/mutants/$n/mutant.json")
-  if [ -z "$dir" ]; then
-    echo "$n: not written out by dev check (see $out/dev_check.txt)"
-    continue
-  fi
-  "$grader" lesson13 --submission "$dir" --unit "$unit" --gpu --json "$out/$n.json" \
-    >"$out/$n.txt" 2>&1
+  "$grader" lesson13 --submission "$mutants/$n" --unit "$unit" --gpu \
+    --build-dir "$out/trees/$worker" --json "$out/$n.json" >"$out/$n.txt" 2>&1
   python3 - "$out/$n.json" "$n" "$unit" <<'PY'
 import json, sys
 path, name, unit = sys.argv[1:]
@@ -42,4 +37,12 @@ pairs = [f'{c["item"]} emu {emu.get(c["item"], "?")} gpu {c["status"]}'
 dis = gpu.get("disagreements", [])
 print(f'{name} ({unit}): ' + "; ".join(pairs) + (" | DISAGREE: " + "; ".join(dis) if dis else " | agree"))
 PY
+}
+
+for ((w = 0; w < jobs; ++w)); do
+  (
+    for ((i = w; i < ${#names[@]}; i += jobs)); do grade_one "${names[$i]}" "$w"; done
+  ) >"$out/worker$w.log" &
 done
+wait
+cat "$out"/worker*.log | sort

@@ -30,7 +30,7 @@ try:
 except Exception as e:
     print(f"{name}: no report ({e})")
     sys.exit()
-emu = {it["id"]: it["status"] for u in r["units"] if u["id"] == unit for it in u["items"]}
+emu = {it["id"]: it["status"] for u in r["units"] if u["unit"] == unit for it in u["items"]}
 gpu = r.get("gpu", {})
 pairs = [f'{c["item"]} emu {emu.get(c["item"], "?")} gpu {c["status"]}'
          for c in gpu.get("checks", []) if c["status"] != "emulator-only"]

@@ -180,8 +180,10 @@ void global_race_check(global_word* words, size_t count, uintptr_t base, uintptr
   for (size_t w = w0; w <= w1 && w < count; ++w) {
     global_word& s = words[w];
     if (s.stamp != emu.launch_id) {
+      const uint32_t footprint = s.footprint;
       s = global_word{};
       s.stamp = emu.launch_id;
+      s.footprint = footprint;
     }
     const uintptr_t lo = std::max(a, base + 4 * w), hi = std::min(a + size, base + 4 * w + 4);
     const uint8_t mask =
@@ -191,6 +193,10 @@ void global_race_check(global_word* words, size_t count, uintptr_t base, uintptr
     if (wrote && unordered(s.w_block, s.w_thread, s.w_epoch, s.w_warp_epoch))
       note_race(s.w_pc, 1, pc, write, std::popcount(wrote), s.w_block != block ? 2 : 1);
     if (write) {
+      if (s.footprint != emu.generation) {
+        s.footprint = emu.generation;
+        emu.record->counters.global_written_bytes += 4;
+      }
       if (const uint8_t read = s.r_bytes & mask) {
         const bool other_block = (s.flags & kCrossBlockReads) || s.r_block != block;
         const bool conflict =

@@ -65,6 +65,7 @@ struct warp_state {
 // needs no reset.
 struct global_word {
   uint32_t stamp;
+  uint32_t footprint;  // the reset() generation in which the word was last first written
   uint32_t w_block, r_block;  // the block's position in the launch's run order
   uint32_t w_epoch, r_epoch;  // __syncthreads phase within that block
   uint16_t w_thread, r_thread;
@@ -127,6 +128,7 @@ struct machine {
   void* args = nullptr;
   uint32_t epoch = 0;  // barrier phase within the block
   uint32_t launch_id = 0;  // counts launches: global_word::stamp
+  uint32_t generation = 1;  // counts cuda_emu::reset() calls: global_word::footprint
   uint32_t block_seq = 0;  // the running block's position in the launch's run order
   // A seeded schedule (options::schedule != 0): its random state and the chance of a
   // switch at each memory access (out of 256).

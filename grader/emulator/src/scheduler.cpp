@@ -465,7 +465,6 @@ void launch(const launch_config& config, const char* name, void (*entry)(void*),
   emu.abort = abort_reason::none;
   emu.exception = nullptr;
   emu.races.clear();
-  emu.static_shadow.clear();
   emu.warned_static = false;
   ++emu.launch_id;
   rec.schedule = g_options.schedule;
@@ -614,6 +613,8 @@ const launch_record& last_launch() {
 }
 void reset() {
   detail::emu.launches.clear();
+  detail::emu.static_shadow.clear();  // and every word's footprint, by a new generation
+  ++detail::emu.generation;
   detail::emu.sticky_error = detail::emu.last_error = cudaSuccess;
 }
 

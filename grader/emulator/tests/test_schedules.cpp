@@ -207,3 +207,20 @@ TEST_CASE("a schedule is reproducible: the same seed gives the same bits", "[sch
   CHECK_THAT(cuda_emu::describe_schedule(5), Catch::Contains("interleaved from both ends"));
   CHECK_THAT(cuda_emu::describe_schedule(0), Catch::Contains("in order"));
 }
+
+TEST_CASE("global_written_bytes counts each address once since reset(), however often re-written",
+          "[global_races]") {
+  quiet q;
+  device_buffer<float> out(128), out2(128);
+  sched_neighbour(out.ptr, out2.ptr, 128, true);
+  CHECK(last().counters.global_written_bytes == 2 * 128 * 4);
+  sched_neighbour(out.ptr, out2.ptr, 128, true);  // the same addresses again
+  CHECK(last().counters.global_written_bytes == 0);
+  CHECK(cuda_emu::all_launches().counters.global_written_bytes == 2 * 128 * 4);
+  CHECK(cuda_emu::all_launches().counters.global_store_bytes == 2 * 2 * 128 * 4);
+  cuda_emu::reset();
+  sched_neighbour(out.ptr, out2.ptr, 128, true);
+  CHECK(last().counters.global_written_bytes == 2 * 128 * 4);
+  CHECK(sched_device_counter(4, false) >= 1);  // a __device__ int: 4 bytes
+  CHECK(last().counters.global_written_bytes == 4);
+}

@@ -20,6 +20,10 @@ struct launch_counters {
   // Per request, the sectors a full coalesced warp needs at its width (4 x bytes per lane / 4).
   uint64_t global_load_coalesced_sectors = 0, global_store_coalesced_sectors = 0;
   uint64_t global_atomic_requests = 0;  // atomics on global memory (ncu: ..._op_atom)
+  // Device memory (and __device__ variables) written for the first time since
+  // cuda_emu::reset(), in 4-byte words: summed over launches, the footprint of what
+  // the kernels wrote, however often they re-wrote it. Needs settings().check_races.
+  uint64_t global_written_bytes = 0;
   // GPU-Puzzles style: the most any single thread did.
   uint64_t max_thread_global_reads = 0, max_thread_global_writes = 0;
   uint64_t max_thread_shared_reads = 0, max_thread_shared_writes = 0;
@@ -61,7 +65,8 @@ struct launch_counters {
                                 {&global_store_bytes, o.global_store_bytes},
                                 {&global_load_coalesced_sectors, o.global_load_coalesced_sectors},
                                 {&global_store_coalesced_sectors, o.global_store_coalesced_sectors},
-                                {&global_atomic_requests, o.global_atomic_requests}})
+                                {&global_atomic_requests, o.global_atomic_requests},
+                                {&global_written_bytes, o.global_written_bytes}})
       *mine += theirs;
     for (auto [mine, theirs] : {std::pair{&max_thread_global_reads, o.max_thread_global_reads},
                                 {&max_thread_global_writes, o.max_thread_global_writes},

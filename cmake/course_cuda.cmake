@@ -16,8 +16,20 @@ set(COURSE_EMU_FLAGS
     -fno-tree-vectorize -fno-tree-sra
     -O1 -g1 -gdwarf-4)  # DWARF 4: binutils 2.40 addr2line misreads #line files in DWARF 5
 
+# With PCH (a target whose only sources are .cu files, such as a lesson's exercise):
+# the emulator's header is precompiled once per tree, and the flags apply to the whole
+# target so the precompiled header matches them: a re-grade compiles the student's file
+# about 0.2 s sooner.
 function(course_cuda_sources target)
-  foreach(cu IN LISTS ARGN)
+  cmake_parse_arguments(arg "PCH" "" "" ${ARGN})
+  set(emu_flags ${COURSE_EMU_FLAGS})
+  if(arg_PCH AND NOT COURSE_CUDA)
+    list(REMOVE_ITEM emu_flags -include cuda_emu/cuda.hpp)
+    target_compile_options(${target} PRIVATE ${emu_flags})
+    target_precompile_headers(${target} PRIVATE <cuda_emu/cuda.hpp>)
+    set(emu_flags "")
+  endif()
+  foreach(cu IN LISTS arg_UNPARSED_ARGUMENTS)
     get_filename_component(abs "${cu}" ABSOLUTE)
     get_filename_component(dir "${abs}" DIRECTORY)
     get_filename_component(name "${abs}" NAME)
@@ -37,7 +49,7 @@ function(course_cuda_sources target)
         VERBATIM)
       target_sources(${target} PRIVATE "${out}")
       set_source_files_properties("${out}" PROPERTIES
-        COMPILE_OPTIONS "${COURSE_EMU_FLAGS}"
+        COMPILE_OPTIONS "${emu_flags}"
         INCLUDE_DIRECTORIES "${dir}")
       target_link_libraries(${target} PRIVATE cuda_emu)
     endif()

@@ -56,6 +56,7 @@ struct warp_state {
   unsigned mask = 0;
   int width = 32;
   int arrived = 0;
+  uint32_t expected = 0;  // lanes the pending operation waits for (set by the first to arrive)
   uint32_t arrived_mask = 0;
   uint32_t syncwarp_epoch = 0;  // completed __syncwarp()s: orders this warp's lanes for racecheck
 };

@@ -212,6 +212,7 @@ uint64_t warp_rendezvous(int op, unsigned mask, uint64_t value, int arg, int wid
     w.op = op;
     w.mask = mask;
     w.width = width;
+    w.expected = expected_lanes(w, th->warp);  // lanes that finish later lower it
   } else if (w.op != op || w.mask != mask) {
     abort_thread(abort_reason::synccheck,
                  "Barrier error detected. Divergent thread(s) in warp\n    by thread " +
@@ -222,7 +223,7 @@ uint64_t warp_rendezvous(int op, unsigned mask, uint64_t value, int arg, int wid
   th->warp_arg = arg;
   w.arrived++;
   w.arrived_mask |= 1u << th->lane;
-  if (static_cast<uint32_t>(w.arrived) >= expected_lanes(w, th->warp)) {
+  if (static_cast<uint32_t>(w.arrived) >= w.expected) {
     resolve(w, th->warp);
     yield_thread(thread_state::runnable);  // keep the warp's lanes together
   } else {
@@ -362,8 +363,8 @@ bool run_block(uint32_t n) {
         if (emu.abort != abort_reason::none) return false;
         if (th.state == thread_state::finished) {
           warp_state& w = emu.warps[th.warp];
-          if (w.arrived > 0 && static_cast<uint32_t>(w.arrived) >= expected_lanes(w, th.warp))
-            resolve(w, th.warp);
+          if (w.arrived > 0) w.expected = expected_lanes(w, th.warp);
+          if (w.arrived > 0 && static_cast<uint32_t>(w.arrived) >= w.expected) resolve(w, th.warp);
         }
       }
       count(th);

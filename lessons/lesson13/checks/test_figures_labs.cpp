@@ -346,6 +346,7 @@ TEST_CASE("lab figures in the lesson 13 notes match their computation", "[figure
   // One warp per query row, Br = 16 rows (warps) per block of 512 threads, Bc = 32 keys per
   // tile, one per lane; d is 32, 64 or 128 (lessons/lesson13/include/flash_attention_lab.hpp).
   const double n = 256, d = 32, Br = 16, Bc = 32, kMaxD = 128;
+  const double n_nxn = 128;  // flash.no_nxn's size
   // An H100/H200 SM (chapter 1): 65,536 registers and at most 64 resident warps; 132 SMs.
   const double block_threads = Br * kWarp, regfile = 65536, sms = 132, max_warps_per_sm = 64;
   const double q_tiles = std::ceil(n / Br);
@@ -517,10 +518,10 @@ TEST_CASE("lab figures in the lesson 13 notes match their computation", "[figure
       {"labs.flash_regs_cap_1024", exact(regfile / 1024)},
       {"labs.flash_regs_cap", exact(regs_cap)},
       // Lab 3: no n x n buffer, vetoes, coalescing
-      {"labs.flash_s_bytes", exact(n * n * kFloat)},
-      {"labs.flash_o_bytes", exact(n * d * kFloat)},
-      {"labs.flash_alloc_limit", exact(n * n * kFloat / 8)},
-      {"labs.flash_store_limit", exact(2 * n * d * kFloat)},
+      {"labs.flash_s_bytes", exact(n_nxn * n_nxn * kFloat)},
+      {"labs.flash_o_bytes", exact(n_nxn * d * kFloat)},
+      {"labs.flash_alloc_limit", exact(n_nxn * n_nxn * kFloat / 8)},
+      {"labs.flash_store_limit", exact(2 * n_nxn * d * kFloat)},
       {"labs.flash_local_limit", exact(1024 + kFloat * (2 * kMaxD + 2 * Bc))},
       {"labs.concat_tiles_96", exact(96 / Bc)},
       // flash.correct 3 + flash.no_nxn 3 + flash.global_reads 2: all but flash.edges

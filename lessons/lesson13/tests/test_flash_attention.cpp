@@ -55,12 +55,14 @@ flash_result run_flash(std::mt19937_64& rng, int n, int d, double q_scale, uint6
   return r;
 }
 
-// Each shape in order and under the seeded schedules: a clean launch (no race, no
-// invalid access, no timeout) with the reference's output.
+// Each shape in order, and up to n^2 d = 2^19 also under a seeded schedule (the
+// largest shape would cost a lab grade 0.3 s more): a clean launch (no race, no invalid
+// access, no timeout) with the reference's output.
 void check_flash(std::mt19937_64& rng, std::initializer_list<std::pair<int, int>> shapes) {
   size_t i = 0;
   for (auto [n, d] : shapes)
     for (uint64_t schedule : schedules(rng, i++)) {
+      if (schedule != 0 && uint64_t(n) * n * d > (uint64_t{1} << 19)) continue;
       INFO("n=" << n << " d=" << d);
       INFO(schedule_note(schedule));
       const flash_result r = run_flash(rng, n, d, 0.5, schedule);
@@ -97,7 +99,7 @@ TEST_CASE("FlashAttention kernel never allocates or writes an n x n buffer",
           "[flash.no_nxn][emulator]") {
   auto rng = course::test_rng("lab3-nxn");
   INFO(course::seed_note());
-  const int n = 256, d = 32;
+  const int n = 128, d = 32;
   const flash_result r = run_flash(rng, n, d, 0.5);
   INFO(precondition_note(r, "flash.correct"));
   REQUIRE(r.error <= 1e-4);

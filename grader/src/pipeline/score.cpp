@@ -49,7 +49,8 @@ std::string failure_summary(const tag_run& run, lang l) {
       what = f.message;
     std::string out = fmt::format("'{}': {}", r.name, what);
     for (const auto& info : f.info)
-      if (!protocol::is_seed_line(info)) out += "\n  " + info;
+      if (!protocol::is_seed_line(info) && !protocol::is_cause_line(info) && !info.empty())
+        out += "\n  " + info;
     return out;
   }
   if (run.records.empty())
@@ -215,7 +216,14 @@ item_result score_code_item(const item& it, const exercise& e, const score_input
                      found.empty() ? run->process.describe() : found);
     return r;
   }
-  const std::string advice = it.fail_feedback.in(l);
+  // A cause the test established beats the item's advice, which guesses at another.
+  std::string advice = it.fail_feedback.in(l);
+  for (const test_record& rec : run->records)
+    if (!rec.passed && !rec.failures.empty()) {
+      for (const std::string& info : rec.failures.front().info)
+        if (protocol::is_cause_line(info)) advice = info.substr(protocol::cause_prefix.size());
+      break;
+    }
   r.feedback = advice + (advice.empty() ? "" : "\n") + failure_summary(*run, l);
   return r;
 }

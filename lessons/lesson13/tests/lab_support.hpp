@@ -113,7 +113,7 @@ inline void check_matmul_correct(matmul_fn f, std::mt19937_64& rng,
       INFO(schedule_note(schedule));
       const matmul_result r = run_matmul(f, rng, M, N, K, schedule);
       const std::string problem = launch_problem(r.launch);
-      INFO(problem);
+      INFO((problem.empty() ? "" : std::string(course::protocol::cause_prefix)) + problem);
       REQUIRE(problem.empty());
       INFO("relative error " << r.error << " (at most 1e-5)");
       REQUIRE(r.error <= 1e-5);
@@ -143,7 +143,7 @@ inline void check_matmul_large(matmul_fn f, std::mt19937_64& rng) {
   const std::string problem = launch_problem(cuda_emu::all_launches());
   INFO("M=" << M << " N=" << N << " K=" << K << ": M * N = " << size_t(M) * N
             << " > 2^31, so row * N + col must be computed in 64 bits (size_t)");
-  INFO(problem);
+  INFO((problem.empty() ? "" : std::string(course::protocol::cause_prefix)) + problem);
   REQUIRE(problem.empty());
   const std::vector<float> C = dC.download();
   std::vector<std::pair<int, int>> at;
@@ -165,15 +165,32 @@ inline void check_matmul_large(matmul_fn f, std::mt19937_64& rng) {
 }
 #endif
 
-// Why a counting test stops before it counts: the item it depends on, and what this
-// launch itself reported (a time limit, an invalid access, a race), so the real cause
-// is not hidden behind the precondition.
+// The work must happen in kernels: a counting item about a kernel fails, saying so,
+// when no kernel ran or the kernels read no global memory (the product computed on the
+// host and copied back, say), instead of dividing by zero or counting nothing.
 template <class Result>  // matmul_result, or lab 3's flash_result
-std::string precondition_note(const Result& r, const char* item) {
-  std::string note = std::string("first the results at this size must be right (see ") + item + ")";
+void require_kernel_work(const Result& r) {
+  INFO(std::string(course::protocol::cause_prefix) +
+       (r.launch.kernel.empty()
+            ? "no kernel was launched: the work must run on the device, in the kernel"
+            : "the kernels (" + r.launch.kernel +
+                  ") read no global memory: the work must happen in the kernel, not on the "
+                  "host"));
+  REQUIRE(r.launch.counters.global_load_requests > 0);
+}
+
+// A counting test's precondition, checked in its own scope so the note does not cling
+// to the counting checks after it: this run's results right and its launches clean. On
+// failure the report names the item it depends on and what this launch itself reported
+// (a time limit, an invalid access, a race), so the real cause is not hidden.
+template <class Result>  // matmul_result, or lab 3's flash_result
+void require_precondition(const Result& r, const char* item, double tolerance) {
   const std::string own = r.launch.sanitizer_text();
-  if (!own.empty()) note += "; this launch reported:\n" + own;
-  return note;
+  INFO(std::string(course::protocol::cause_prefix) +
+       "first the results at this size must be right and the launch clean (see " + item + ")" +
+       (own.empty() ? std::string() : "; this launch reported:\n" + own));
+  REQUIRE(r.error <= tolerance);
+  REQUIRE(launch_problem(r.launch).empty());
 }
 
 }  // namespace lesson13::labs

@@ -67,7 +67,7 @@ void check_flash(std::mt19937_64& rng, std::initializer_list<std::pair<int, int>
       INFO(schedule_note(schedule));
       const flash_result r = run_flash(rng, n, d, 0.5, schedule);
       const std::string problem = launch_problem(r.launch);
-      INFO(problem);
+      INFO((problem.empty() ? "" : std::string(course::protocol::cause_prefix)) + problem);
       REQUIRE(problem.empty());
       INFO("relative error " << r.error << " (at most 1e-4)");
       REQUIRE(r.error <= 1e-4);
@@ -89,7 +89,7 @@ TEST_CASE("FlashAttention kernel: partial last tile, n below the tile, n = 1, la
   check_flash(rng, {{50, 32}, {7, 32}, {1, 64}, {77, 64}});
   const flash_result big = run_flash(rng, 70, 32, 250.0);  // |scores| in the thousands
   const std::string problem = launch_problem(big.launch);
-  INFO(problem);
+  INFO((problem.empty() ? "" : std::string(course::protocol::cause_prefix)) + problem);
   REQUIRE(problem.empty());
   INFO("scores of magnitude >= 1000: exp overflows unless the running max is subtracted");
   REQUIRE(big.error <= 2e-3);
@@ -101,9 +101,7 @@ TEST_CASE("FlashAttention kernel never allocates or writes an n x n buffer",
   INFO(course::seed_note());
   const int n = 128, d = 32;
   const flash_result r = run_flash(rng, n, d, 0.5);
-  INFO(precondition_note(r, "flash.correct"));
-  REQUIRE(r.error <= 1e-4);
-  REQUIRE(launch_problem(r.launch).empty());
+  require_precondition(r, "flash.correct", 1e-4);
   // Three places an n x n score matrix can hide: device memory allocated during the
   // call, memory written (cudaMalloc'ed, or a __device__ array: static data is global
   // memory too), and a thread's local memory holding a whole row of scores. Written
@@ -119,6 +117,7 @@ TEST_CASE("FlashAttention kernel never allocates or writes an n x n buffer",
   INFO("a thread's local memory: " << local << " bytes (at most " << kLocalAllowance
                                    << ": q, o and a tile's scores, not a whole row of scores)");
   CHECK(r.extra_device_bytes < uint64_t(n) * n * 4 / 8);
+  require_kernel_work(r);
   CHECK(written > 0);
   CHECK(written <= uint64_t(2) * n * d * 4);
   CHECK(local <= kLocalAllowance);
@@ -130,9 +129,7 @@ TEST_CASE("FlashAttention kernel's global memory traffic stays within the tiled 
   INFO(course::seed_note());
   const int n = 256, d = 32;
   const flash_result r = run_flash(rng, n, d, 0.5);
-  INFO(precondition_note(r, "flash.correct"));
-  REQUIRE(r.error <= 1e-4);
-  REQUIRE(launch_problem(r.launch).empty());
+  require_precondition(r, "flash.correct", 1e-4);
   // Traffic as the hardware counts it: 32-byte sectors loaded and stored (a broadcast
   // is one sector). The tiled minimum reads Q once, K and V once per kFlashBr query
   // rows, and writes O once: Theta(N^2 d^2 / M). Twice that leaves room for other
@@ -142,7 +139,7 @@ TEST_CASE("FlashAttention kernel's global memory traffic stays within the tiled 
       4.0 * (2.0 * n * d + 2.0 * n * d * ((n + kFlashBr - 1) / kFlashBr));
   INFO("global memory traffic: " << r.traffic_bytes << " bytes in 32-byte sectors (tiled minimum "
                                  << minimum << ", bound " << 2 * minimum << ")");
-  REQUIRE(r.traffic_bytes > 0);
+  require_kernel_work(r);
   CHECK(double(r.traffic_bytes) <= 2 * minimum);
 }
 

@@ -38,22 +38,19 @@ TEST_CASE("coalesced matmul: a warp's loads and stores touch few sectors",
   REQUIRE(naive.launch.counters.global_load_sectors_per_request() > 8.0);
 
   const matmul_result r = run_matmul(matmul_coalesced, rng, n, n, n);
-  INFO(precondition_note(r, "coalescing.correct"));
-  REQUIRE(r.error <= 1e-5);
-  REQUIRE(launch_problem(r.launch).empty());  // with a race, right results are luck
+  require_precondition(r, "coalescing.correct", 1e-5);
   const auto& c = r.launch.counters;
   // The work must happen in kernels, spread over the threads: a ratio of nothing, or of a
   // single lane's requests (one sector each), says nothing about coalescing.
-  INFO("kernel launches: " << r.launches << " (" << r.launch.kernel << ")");
-  INFO((r.launches == 0 ? "no kernel was launched: the matmul must run on the device"
-                        : "the kernels made no global loads or stores: the work must happen "
-                          "in the kernel, not on the host"));
-  REQUIRE(c.global_load_requests > 0);
+  require_kernel_work(r);
   REQUIRE(c.global_store_requests > 0);
-  INFO("on average " << double(c.global_store_bytes) / double(c.global_store_requests) / 4.0
-                     << " of a warp's 32 lanes store a float per request: the outputs must be "
-                        "spread over the threads of full warps, not computed by a few threads");
-  REQUIRE(c.global_store_bytes >= 64 * c.global_store_requests);
+  {
+    INFO(course::protocol::cause_prefix
+         << "on average " << double(c.global_store_bytes) / double(c.global_store_requests) / 4.0
+         << " of a warp's 32 lanes store a float per request: the outputs must be spread over "
+            "the threads of full warps, not computed by a few threads");
+    REQUIRE(c.global_store_bytes >= 64 * c.global_store_requests);
+  }
   // Coalesced: at most 4 sectors per request for each 4 bytes a lane moves (16 for float4).
   INFO("global load sectors per request: "
        << c.global_load_sectors_per_request() << " (naive "

@@ -66,6 +66,14 @@ inline std::string seed_line(std::uint64_t seed) {
   return std::string(seed_line_prefix) + std::to_string(seed) + " (reproduce with --rng-seed " +
          std::to_string(seed) + ")";
 }
+// An INFO line a test writes when it knows why its check failed (no kernel ran, say):
+// the grader then shows that cause instead of the item's generic advice, which would
+// guess at another one.
+inline constexpr std::string_view cause_prefix = "cause: ";
+inline bool is_cause_line(std::string_view line) {
+  return line.substr(0, cause_prefix.size()) == cause_prefix;
+}
+
 inline bool is_seed_line(std::string_view line) {
   return line.substr(0, seed_line_prefix.size()) == seed_line_prefix;
 }

@@ -53,3 +53,26 @@ TEST_CASE("disagreements: every item whose verdict differs, none where they agre
   }());
   CHECK(j["disagreements"] == nlohmann::json::array({"flash.correct: emulator pass, GPU fail"}));
 }
+
+TEST_CASE("first_sanitizer_error: compute-sanitizer's first report on one line", "[gpu]") {
+  const std::string memcheck =
+      "student printf\n"
+      "========= COMPUTE-SANITIZER\n"
+      "========= Invalid __global__ read of size 4 bytes\n"
+      "=========     at matmul_tiled_kernel(const float *, const float *, float *, int, int, "
+      "int)+0x1c0 in matmul_tiled.cu:31\n"
+      "=========     by thread (15,3,0) in block (2,0,0)\n"
+      "========= ERROR SUMMARY: 1 error\n";
+  CHECK(grader::first_sanitizer_error(memcheck) ==
+        "Invalid __global__ read of size 4 bytes at matmul_tiled_kernel(const float *, const "
+        "float *, float *, int, int, int)+0x1c0 in matmul_tiled.cu:31");
+  const std::string racecheck =
+      "========= Error: Race reported between Write access at k(float *)+0xd0 in t.cu:5\n"
+      "=========     and Read access at k(float *)+0x100 in t.cu:6 [1024 hazards]\n";
+  CHECK(grader::first_sanitizer_error(racecheck) ==
+        "Error: Race reported between Write access at k(float *)+0xd0 in t.cu:5 and Read access "
+        "at k(float *)+0x100 in t.cu:6 [1024 hazards]");
+  CHECK(grader::first_sanitizer_error("========= COMPUTE-SANITIZER\n========= ERROR SUMMARY: 0 "
+                                      "errors\n")
+            .empty());
+}

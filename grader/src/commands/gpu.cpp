@@ -26,6 +26,37 @@ std::string nvcc_path() {
   return {};
 }
 
+std::string sanitizer_path() {
+  if (on_path("compute-sanitizer")) return "compute-sanitizer";
+  for (const char* p : {"/usr/local/cuda/bin/compute-sanitizer", "/usr/bin/compute-sanitizer"})
+    if (on_path(p)) return p;
+  return {};
+}
+
+// Exit status compute-sanitizer gives a process in which it found an error.
+constexpr int kSanitizerFound = 97;
+
+}  // namespace
+
+std::string first_sanitizer_error(const std::string& output) {
+  const auto lines = split_lines(output);
+  for (size_t i = 0; i < lines.size(); ++i) {
+    const std::string_view line = lines[i];
+    if (line.find("=========") == std::string_view::npos) continue;
+    if (line.find("Invalid") == std::string_view::npos &&
+        line.find("Race reported") == std::string_view::npos &&
+        line.find("Error") == std::string_view::npos)
+      continue;
+    std::string out(trim_ascii(line.substr(line.find("=========") + 9)));
+    if (i + 1 < lines.size() && lines[i + 1].find("=========") != std::string_view::npos)
+      out += " " + std::string(trim_ascii(lines[i + 1].substr(lines[i + 1].find("=========") + 9)));
+    return out;
+  }
+  return {};
+}
+
+namespace {
+
 std::string size_of(const nlohmann::json& j) {
   std::string s = j.contains("n") ? fmt::format("n={}", j["n"].get<int>()) : "";
   if (j.contains("d")) s += fmt::format(" d={}", j["d"].get<int>());
@@ -136,6 +167,7 @@ gpu_section grade_gpu(const course& c, const manifest& m, const grade_request& r
   run_limits limits;
   limits.timeout = std::max<std::chrono::milliseconds>(req.test_timeout, std::chrono::seconds(30));
   const auto runs = run_all(gpu_runner, jobs, req.seed, limits, 1);
+  const size_t first_check = g.checks.size();
   for (size_t i = 0; i < runs.size(); ++i) {
     const tag_run& run = runs[i];
     gpu_check check{job_items[i]->id, "", ""};
@@ -161,6 +193,37 @@ gpu_section grade_gpu(const course& c, const manifest& m, const grade_request& r
       if (check.feedback.empty()) check.feedback = run.process.describe();
     }
     g.checks.push_back(std::move(check));
+  }
+
+  // Right by luck is not right: a race that did not bite this time, a stray access that
+  // landed in other memory. Where compute-sanitizer is installed, every item that
+  // passed runs again under memcheck and racecheck (the sizes past 2^31 left out, too
+  // slow there), and an error either reports fails the item, as the emulator fails it.
+  if (const std::string sanitizer = sanitizer_path(); !sanitizer.empty()) {
+    std::vector<test_job> again;
+    std::vector<std::pair<size_t, std::string>> of;  // (check, tool)
+    for (size_t i = 0; i < runs.size(); ++i) {
+      if (g.checks[first_check + i].status != "pass") continue;
+      for (const char* tool : {"memcheck", "racecheck"}) {
+        test_job j = jobs[i];
+        j.tag += "~" + std::string(::course::protocol::gpu_large_tag);
+        j.wrapper = {sanitizer, "--tool", tool, "--error-exitcode",
+                     std::to_string(kSanitizerFound), "--print-limit", "4"};
+        again.push_back(std::move(j));
+        of.push_back({first_check + i, tool});
+      }
+    }
+    run_limits slow = limits;
+    slow.timeout = std::max<std::chrono::milliseconds>(limits.timeout, std::chrono::minutes(2));
+    const auto checked = run_all(gpu_runner, again, req.seed, slow, 1);
+    for (size_t k = 0; k < checked.size(); ++k) {
+      gpu_check& check = g.checks[of[k].first];
+      if (check.status != "pass" || checked[k].process.exit_code != kSanitizerFound) continue;
+      check.status = "fail";
+      const std::string found = first_sanitizer_error(checked[k].process.output);
+      check.feedback = fmt::format("compute-sanitizer --tool {}: {}", of[k].second,
+                                   found.empty() ? checked[k].process.describe() : found);
+    }
   }
 
   // Timings: the submission's kernels against the solution's and the baselines.

@@ -28,12 +28,12 @@ TEST_CASE("tiled matmul matches the reference, partial tiles included", "[tiling
 }
 
 #ifdef CUDA_EMU_GPU_EDITION
-TEST_CASE("tiled matmul: C with more than 2^31 elements (GPU only)", "[tiling.correct]") {
+TEST_CASE("tiled matmul: C with more than 2^31 elements (GPU only)", "[tiling.correct][gpu_large]") {
   auto rng = course::test_rng("lab2-large");
   INFO(course::seed_note());
   check_matmul_large(matmul_tiled, rng);
 }
-TEST_CASE("coarsened matmul: C with more than 2^31 elements (GPU only)", "[coarsening.correct]") {
+TEST_CASE("coarsened matmul: C with more than 2^31 elements (GPU only)", "[coarsening.correct][gpu_large]") {
   auto rng = course::test_rng("lab2-coarse-large");
   INFO(course::seed_note());
   check_matmul_large(matmul_coarsened, rng);

@@ -41,6 +41,10 @@ struct gpu_section {
 // report: either passes, or neither does.
 std::vector<std::string> disagreements(const gpu_section& g, const report& emulated);
 
+// compute-sanitizer's first report in a process's output, headline and place on one
+// line ("Invalid __global__ read of size 4 bytes at k(float*)+0x30 in f.cu:31"), or "".
+std::string first_sanitizer_error(const std::string& output);
+
 // The architecture of GPU 0 as CMake wants it ("90" for an H100/H200), or "" when
 // there is no usable GPU; `name` receives the device's name.
 std::string detect_gpu(std::string* name);

@@ -46,6 +46,8 @@ struct test_job {
   std::filesystem::path binary;
   std::string tag;
   int expected_tests = 0;  // from --list-tags; 0 when unknown
+  // A command the binary runs under (compute-sanitizer on a GPU, say); usually none.
+  std::vector<std::string> wrapper = {};
 };
 
 struct tag_run {

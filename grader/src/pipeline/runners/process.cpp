@@ -28,10 +28,13 @@ tag_run process_runner::run(const test_job& job, unsigned seed, const run_limits
   opts.timeout = limits.timeout;
   opts.max_output = limits.max_output;
   opts.env = sanitizer_environment();
-  t.process = run_process(
-      {job.binary.string(), "--reporter", std::string(::course::protocol::reporter), "--out",
-       out_file.string(), "--rng-seed", std::to_string(seed), "--warn", "NoAssertions", job.tag},
-      opts);
+  std::vector<std::string> argv = job.wrapper;
+  for (std::string a : {job.binary.string(), std::string("--reporter"),
+                        std::string(::course::protocol::reporter), std::string("--out"),
+                        out_file.string(), std::string("--rng-seed"), std::to_string(seed),
+                        std::string("--warn"), std::string("NoAssertions"), job.tag})
+    argv.push_back(std::move(a));
+  t.process = run_process(argv, opts);
   {
     std::ifstream in(out_file, std::ios::binary);
     std::ostringstream text;

@@ -66,6 +66,10 @@ inline std::string seed_line(std::uint64_t seed) {
   return std::string(seed_line_prefix) + std::to_string(seed) + " (reproduce with --rng-seed " +
          std::to_string(seed) + ")";
 }
+// A tag for tests only a GPU runs, at sizes past 2^31 elements: too slow to repeat
+// under compute-sanitizer.
+inline constexpr std::string_view gpu_large_tag = "[gpu_large]";
+
 // An INFO line a test writes when it knows why its check failed (no kernel ran, say):
 // the grader then shows that cause instead of the item's generic advice, which would
 // guess at another one.

@@ -187,7 +187,10 @@ gpu_section grade_gpu(const course& c, const manifest& m, const grade_request& r
           check.feedback =
               fmt::format("'{}': {}", r.name, f.message.empty() ? f.expanded : f.message);
           for (const auto& info : f.info)
-            if (!::course::protocol::is_seed_line(info)) check.feedback += "; " + info;
+            if (!::course::protocol::is_seed_line(info) && !info.empty())
+              check.feedback += "; " + (::course::protocol::is_cause_line(info)
+                                            ? info.substr(::course::protocol::cause_prefix.size())
+                                            : info);
           break;
         }
       if (check.feedback.empty()) check.feedback = run.process.describe();

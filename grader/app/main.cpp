@@ -65,6 +65,7 @@ int fail_to_grade(const std::string& why) {
 // Everything the command line says.
 struct options {
   std::string lesson, submission, json_file, unit, lang_name, root, build_dir, override_file;
+  std::string sandbox = "auto";
   std::string format = "text";
   bool answers = false, gpu = false, fresh = false, explicit_seed = false;
   unsigned seed = std::random_device{}();
@@ -105,6 +106,10 @@ void define_cli(CLI::App& app, options& o) {
   app.add_option("--override", o.override_file,
                  "JSON file {\"item id\": points} from an instructor's review; replaces those "
                  "items' points");
+  app.add_option("--sandbox", o.sandbox,
+                 "Run the tests in bubblewrap: auto (where it works; the report says when it "
+                 "does not), on (refuse to grade without it), off")
+      ->check(CLI::IsMember({"auto", "on", "off"}));
   app.add_flag("--fresh", o.fresh,
                "Re-run every test, even those of test binaries unchanged since the last grade");
   app.add_flag(
@@ -176,6 +181,7 @@ int run_grade(const course& c, const options& o, lang l) {
   req.build_timeout = std::chrono::seconds(o.build_timeout_s);
   if (!o.build_dir.empty()) req.tree = fs::absolute(o.build_dir);
   req.fresh = o.fresh;
+  req.sandbox = o.sandbox;
   if (!o.override_file.empty()) req.overrides = load_overrides(c, o.override_file, m);
   report rep = grade(c, m, req);
 

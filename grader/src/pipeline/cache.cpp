@@ -88,7 +88,8 @@ std::map<std::string, tag_run> load_cached_runs(const std::filesystem::path& fil
 }
 
 std::map<std::string, int> cached_list_tags(const std::filesystem::path& binary,
-                                            const std::filesystem::path& file) {
+                                            const std::filesystem::path& file,
+                                            const std::vector<std::string>& confine) {
   const std::string fingerprint = binary_fingerprint(binary);
   if (std::ifstream in(file); in && !fingerprint.empty()) {
     try {
@@ -99,7 +100,7 @@ std::map<std::string, int> cached_list_tags(const std::filesystem::path& binary,
       // a damaged cache is no cache
     }
   }
-  auto tags = list_tags(binary);
+  auto tags = list_tags(binary, confine);
   std::error_code ec;
   std::filesystem::create_directories(file.parent_path(), ec);
   if (!tags.empty())

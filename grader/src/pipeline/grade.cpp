@@ -4,6 +4,7 @@
 #include <optional>
 #include <thread>
 
+#include "grader/base/error.hpp"
 #include "grader/lesson/answers.hpp"
 #include "grader/pipeline/build.hpp"
 #include "grader/pipeline/resolve.hpp"
@@ -70,8 +71,18 @@ report grade(const course& c, const manifest& m, const grade_request& req, runne
 }
 
 report grade(const course& c, const manifest& m, const grade_request& req) {
-  process_runner tests(tree_of(c, m, req) / "bin" / "runs");
-  return grade(c, m, req, tests);
+  const std::filesystem::path scratch = tree_of(c, m, req) / "bin" / "runs";
+  const std::string why =
+      req.sandbox == "off" ? "turned off (--sandbox off)" : sandbox_runner::unavailable_reason();
+  if (why.empty()) {
+    sandbox_runner tests(scratch);
+    return grade(c, m, req, tests);
+  }
+  if (req.sandbox == "on") throw cannot_grade("--sandbox on, but " + why);
+  process_runner tests(scratch);
+  report r = grade(c, m, req, tests);
+  r.isolation = "none: " + why;
+  return r;
 }
 
 }  // namespace grader

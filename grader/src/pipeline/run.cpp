@@ -170,10 +170,14 @@ std::vector<tag_run> run_all(runner& r, const std::vector<test_job>& jobs, unsig
   return out;
 }
 
-std::map<std::string, int> list_tags(const std::filesystem::path& binary) {
+std::map<std::string, int> list_tags(const std::filesystem::path& binary,
+                                     const std::vector<std::string>& confine) {
   run_options opts;
   opts.timeout = std::chrono::seconds(20);
-  const run_result r = run_process({binary.string(), "--list-tags"}, opts);
+  std::vector<std::string> argv = confine;
+  argv.push_back(std::filesystem::absolute(binary).string());
+  argv.push_back("--list-tags");
+  const run_result r = run_process(argv, opts);
   static const std::regex tag(R"(^\s*(\d+)\s+(\[[^\]\s]+\]))");
   std::map<std::string, int> tags;
   for (std::string_view line : split_lines(r.output)) {

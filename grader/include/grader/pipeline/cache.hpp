@@ -35,6 +35,7 @@ std::map<std::string, tag_run> load_cached_runs(const std::filesystem::path& fil
 // list_tags(binary), remembered in `file` while the binary is unchanged: a re-grade
 // then starts no process for an exercise whose binary did not change.
 std::map<std::string, int> cached_list_tags(const std::filesystem::path& binary,
-                                            const std::filesystem::path& file);
+                                            const std::filesystem::path& file,
+                                            const std::vector<std::string>& confine = {});
 
 }  // namespace grader

@@ -28,12 +28,15 @@ struct grade_request {
   std::chrono::seconds build_timeout{std::chrono::minutes(5)};
   std::filesystem::path tree;  // empty: course::grading_tree(lesson)
   bool fresh = false;          // re-run every test, even of unchanged test binaries
+  // The tests in bubblewrap (sandbox_runner): "auto" where it works (else plain
+  // processes, and the report says so), "on" (refuse to grade without it), "off".
+  std::string sandbox = "auto";
   // An instructor's review (--override): points per item or part, vetoes set or
   // cleared; the report keeps the grader's own values beside them.
   review overrides;
 };
 
-// Grades with the given runner, or with a plain process_runner.
+// Grades with the given runner, or with the runner `request.sandbox` asks for.
 report grade(const course& c, const manifest& m, const grade_request& request, runner& tests);
 report grade(const course& c, const manifest& m, const grade_request& request);
 

@@ -87,6 +87,11 @@ class runner {
   virtual std::string isolation() const = 0;
   // Runs one job to the end (or its limits). Never throws for what the test does.
   virtual tag_run run(const test_job& job, unsigned seed, const run_limits& limits) = 0;
+  // The command that confines any other run of a test binary (--list-tags): the
+  // student's code runs then too, in its static constructors.
+  virtual std::vector<std::string> confine(const std::filesystem::path& /*binary*/) const {
+    return {};
+  }
 };
 
 // A plain child process in its own process group, killed at the time limit. The
@@ -99,6 +104,27 @@ class process_runner final : public runner {
 
  private:
   std::filesystem::path scratch_;
+};
+
+// Each job inside bubblewrap (src/pipeline/runners/sandbox.cpp): no network, an empty
+// environment but the sanitizers', the system's libraries and the test binary the only
+// files it sees (read-only) besides its records' folder, a 64 MiB /tmp, uid 65534 in its
+// own user, pid and IPC namespaces (every process it starts, daemons included, dies with
+// it), at most 256 processes and 64 MiB per file written. The course, the solutions,
+// the answer key, $HOME and the submission are not there to read or write.
+class sandbox_runner final : public runner {
+ public:
+  explicit sandbox_runner(std::filesystem::path scratch);
+  // Why bubblewrap cannot run here ("bwrap is not installed", "user namespaces are
+  // blocked: ..."), or "" when it can. Probed once per process.
+  static std::string unavailable_reason();
+  std::string isolation() const override { return "bubblewrap"; }
+  tag_run run(const test_job& job, unsigned seed, const run_limits& limits) override;
+  std::vector<std::string> confine(const std::filesystem::path& binary) const override;
+
+ private:
+  std::filesystem::path scratch_;
+  process_runner inner_;
 };
 
 // Runs the jobs, up to `parallel` at once; results in job order.
@@ -123,7 +149,8 @@ test_runs run_tests(runner& r, const resolved& what, const build_result& built,
                     const run_settings& s);
 
 // The tags the binary's tests carry, e.g. "[code.update]", with their test counts.
-std::map<std::string, int> list_tags(const std::filesystem::path& binary);
+std::map<std::string, int> list_tags(const std::filesystem::path& binary,
+                                     const std::vector<std::string>& confine = {});
 
 // Parses the reporter's JSON lines; skips anything that is not a well-formed record.
 std::vector<test_record> parse_records(const std::string& output);

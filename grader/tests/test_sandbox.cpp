@@ -1,0 +1,86 @@
+// The bubblewrap runner's confinement, checked from inside: a shell in the sandbox's
+// prefix must not see the grader's environment, the course's files or the network, must
+// not write outside its own /tmp, and must not leave processes behind. Skipped (with a
+// warning) where bubblewrap cannot start.   build/bin/grader_tests "[sandbox]"
+#include <catch2/catch.hpp>
+
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <thread>
+
+#include "grader/base/subprocess.hpp"
+#include "grader/pipeline/run.hpp"
+#include "temp_dir.hpp"
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// Runs `script` with /bin/sh inside the sandbox's confinement; returns its output.
+std::string inside(const std::string& script, const fs::path& visible) {
+  grader::sandbox_runner box(fs::temp_directory_path() / "grader-sandbox-test");
+  auto argv = box.confine(visible);
+  argv.insert(argv.end(), {"/bin/sh", "-c", script});
+  grader::run_options opts;
+  opts.timeout = std::chrono::seconds(20);
+  return grader::run_process(argv, opts).output;
+}
+
+}  // namespace
+
+TEST_CASE("sandbox: no environment, course files, network, or writes outside its /tmp",
+          "[sandbox]") {
+  if (const std::string why = grader::sandbox_runner::unavailable_reason(); !why.empty()) {
+    WARN("not run: " + why);
+    return;
+  }
+  // The course's real answer key and folder: a sandbox under /tmp would hide a test
+  // folder there behind its own tmpfs anyway.
+  const fs::path course = COURSE_SOURCE_DIR;
+  const fs::path secret = course / "solutions" / "lesson13" / "answer_key.json";
+  const fs::path planted = course / "planted-by-sandbox-test";
+  REQUIRE(fs::exists(secret));
+  temp_dir dir;
+  const fs::path binary = dir.path / "visible";
+  std::ofstream(binary) << "a test binary";
+  setenv("GRADER_SANDBOX_TEST_TOKEN", "leaked", 1);
+  const std::string out = inside(
+      "echo token=${GRADER_SANDBOX_TEST_TOKEN:-none};"
+      "cat '" + secret.string() + "' >/dev/null 2>&1 && echo key=read || echo key=hidden;"
+      "cat '" + binary.string() + "' >/dev/null 2>&1 && echo binary=read || echo binary=hidden;"
+      "echo x > '" + planted.string() + "' 2>/dev/null && echo plant=yes || echo plant=no;"
+      "echo x > /tmp/mine && echo tmp=yes || echo tmp=no;"
+      "id -u;"
+      "(exec 3<>/dev/tcp/127.0.0.1/22) 2>/dev/null && echo net=yes || echo net=no",
+      binary);
+  unsetenv("GRADER_SANDBOX_TEST_TOKEN");
+  INFO(out);
+  CHECK_THAT(out, Catch::Contains("token=none"));
+  CHECK_THAT(out, Catch::Contains("key=hidden"));
+  CHECK_THAT(out, Catch::Contains("binary=read"));  // the one file it is shown
+  CHECK_THAT(out, Catch::Contains("plant=no"));
+  CHECK_THAT(out, Catch::Contains("tmp=yes"));
+  CHECK_THAT(out, Catch::Contains("65534"));
+  CHECK_THAT(out, !Catch::Contains("net=yes"));
+  CHECK_FALSE(fs::exists(planted));
+}
+
+TEST_CASE("sandbox: a daemon started inside dies with it", "[sandbox]") {
+  if (!grader::sandbox_runner::unavailable_reason().empty()) return;
+  temp_dir dir;
+  const fs::path binary = dir.path / "visible";
+  std::ofstream(binary) << "x";
+  // setsid + background loop: outside a pid namespace it would outlive the shell. The
+  // marker's name is unique to this run, so a match in `ps` can only be the daemon.
+  const std::string marker = "grader_daemon_" + std::to_string(getpid());
+  inside("setsid sh -c 'while true; do sleep 1; done; : " + marker + "' & sleep 0.2; echo started",
+         binary);
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  grader::run_options opts;
+  const auto ps = grader::run_process({"ps", "-eo", "args"}, opts);
+  CHECK_THAT(ps.output, !Catch::Contains(marker));
+}

@@ -50,12 +50,18 @@ TEST_CASE("sandbox: no environment, course files, network, or writes outside its
   setenv("GRADER_SANDBOX_TEST_TOKEN", "leaked", 1);
   const std::string out = inside(
       "echo token=${GRADER_SANDBOX_TEST_TOKEN:-none};"
-      "cat '" + secret.string() + "' >/dev/null 2>&1 && echo key=read || echo key=hidden;"
-      "cat '" + binary.string() + "' >/dev/null 2>&1 && echo binary=read || echo binary=hidden;"
-      "echo x > '" + planted.string() + "' 2>/dev/null && echo plant=yes || echo plant=no;"
-      "echo x > /tmp/mine && echo tmp=yes || echo tmp=no;"
-      "id -u;"
-      "(exec 3<>/dev/tcp/127.0.0.1/22) 2>/dev/null && echo net=yes || echo net=no",
+      "cat '" +
+          secret.string() +
+          "' >/dev/null 2>&1 && echo key=read || echo key=hidden;"
+          "cat '" +
+          binary.string() +
+          "' >/dev/null 2>&1 && echo binary=read || echo binary=hidden;"
+          "echo x > '" +
+          planted.string() +
+          "' 2>/dev/null && echo plant=yes || echo plant=no;"
+          "echo x > /tmp/mine && echo tmp=yes || echo tmp=no;"
+          "id -u;"
+          "(exec 3<>/dev/tcp/127.0.0.1/22) 2>/dev/null && echo net=yes || echo net=no",
       binary);
   unsetenv("GRADER_SANDBOX_TEST_TOKEN");
   INFO(out);

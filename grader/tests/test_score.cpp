@@ -469,8 +469,8 @@ TEST_CASE("score_code_item: a cause the test established replaces the item's gen
   auto in = all_right();
   in.runs[0] = run_of("code", "[code.a]",
                       {failing("work happens in a kernel", "assertion", "requests > 0",
-                               {std::string(protocol::cause_prefix) + "no kernel was launched",
-                                "", "kernels: none"})});
+                               {std::string(protocol::cause_prefix) + "no kernel was launched", "",
+                                "kernels: none"})});
   const auto r = grader::score_code_item(m.units[0].items[0], m.exercises[0], in, lang::en);
   CHECK(r.status == item_status::fail);
   CHECK_THAT(r.feedback, Catch::Matchers::StartsWith("no kernel was launched\n"));

@@ -166,8 +166,8 @@ void race_check(uintptr_t a, unsigned size, bool write, const void* pc, const th
 // an earlier block's access is one the GPU may run at the same time as this one. Each
 // word keeps which of its bytes were written and read, so threads writing neighbouring
 // chars do not conflict.
-void global_race_check(global_word* words, size_t count, uintptr_t base, uintptr_t a,
-                       unsigned size, bool write, const void* pc, const thread* th) {
+void global_race_check(global_word* words, size_t count, uintptr_t base, uintptr_t a, unsigned size,
+                       bool write, const void* pc, const thread* th) {
   const uint32_t block = emu.block_seq, epoch = emu.epoch;
   const uint16_t me = static_cast<uint16_t>(th->linear);
   const uint16_t wepoch = static_cast<uint16_t>(emu.warps[th->warp].syncwarp_epoch);
@@ -187,8 +187,7 @@ void global_race_check(global_word* words, size_t count, uintptr_t base, uintptr
       s.footprint = footprint;
     }
     const uintptr_t lo = std::max(a, base + 4 * w), hi = std::min(a + size, base + 4 * w + 4);
-    const uint8_t mask =
-        static_cast<uint8_t>(((1u << (hi - lo)) - 1) << ((lo - base) & 3));
+    const uint8_t mask = static_cast<uint8_t>(((1u << (hi - lo)) - 1) << ((lo - base) & 3));
     const bool same_writer = s.w_block == block && s.w_thread == me;
     const uint8_t wrote = s.w_bytes & mask;
     if (wrote && unordered(s.w_block, s.w_thread, s.w_epoch, s.w_warp_epoch))
@@ -201,9 +200,9 @@ void global_race_check(global_word* words, size_t count, uintptr_t base, uintptr
       if (const uint8_t read = s.r_bytes & mask) {
         const bool other_block = (s.flags & kCrossBlockReads) || s.r_block != block;
         const bool conflict =
-            other_block || ((s.flags & kManyReaders) ? s.r_epoch == epoch
-                                                     : unordered(s.r_block, s.r_thread, s.r_epoch,
-                                                                 s.r_warp_epoch));
+            other_block || ((s.flags & kManyReaders)
+                                ? s.r_epoch == epoch
+                                : unordered(s.r_block, s.r_thread, s.r_epoch, s.r_warp_epoch));
         if (conflict) note_race(s.r_pc, 0, pc, 1, std::popcount(read), other_block ? 2 : 1);
       }
       // The last writer; bytes written before by an ordered or disjoint writer stay
@@ -255,7 +254,7 @@ inline bool is_builtin(uintptr_t a) {
 }
 
 inline void on_access(const void* address, unsigned size, bool write, const void* pc) {
-  if (!emu.in_kernel) return;  // host code in the kernel's file
+  if (!emu.in_kernel) return;         // host code in the kernel's file
   if (emu.scheduled) maybe_switch();  // before the access: others may go first
   const uintptr_t a = reinterpret_cast<uintptr_t>(address);
   thread* th = emu.current;
@@ -435,8 +434,7 @@ void finish_races() {
     r.hazards = bytes;
     if (emu.record) {
       emu.record->races.push_back(r);
-      if (g_options.print_reports)
-        std::fprintf(stderr, "%s", race_text(r).c_str());
+      if (g_options.print_reports) std::fprintf(stderr, "%s", race_text(r).c_str());
     }
   }
   emu.races.clear();

@@ -66,7 +66,7 @@ struct warp_state {
 // needs no reset.
 struct global_word {
   uint32_t stamp;
-  uint32_t footprint;  // the reset() generation in which the word was last first written
+  uint32_t footprint;         // the reset() generation in which the word was last first written
   uint32_t w_block, r_block;  // the block's position in the launch's run order
   uint32_t w_epoch, r_epoch;  // __syncthreads phase within that block
   uint16_t w_thread, r_thread;
@@ -100,7 +100,7 @@ struct machine {
   std::vector<allocation> allocations;  // sorted by base
   uint64_t bytes_in_use = 0, peak_bytes = 0;
   uintptr_t cache_lo = 0, cache_hi = 0;  // the allocation hit last
-  global_word* cache_shadow = nullptr;    // and its race-check shadow (null: none)
+  global_word* cache_shadow = nullptr;   // and its race-check shadow (null: none)
   std::unordered_map<uintptr_t, global_word> static_shadow;  // __device__ variables' words
 
   // Shared memory: the "cuda_shared" section.
@@ -127,10 +127,10 @@ struct machine {
   thread* current = nullptr;
   void (*entry)(void*) = nullptr;
   void* args = nullptr;
-  uint32_t epoch = 0;  // barrier phase within the block
-  uint32_t launch_id = 0;  // counts launches: global_word::stamp
+  uint32_t epoch = 0;       // barrier phase within the block
+  uint32_t launch_id = 0;   // counts launches: global_word::stamp
   uint32_t generation = 1;  // counts cuda_emu::reset() calls: global_word::footprint
-  uint32_t block_seq = 0;  // the running block's position in the launch's run order
+  uint32_t block_seq = 0;   // the running block's position in the launch's run order
   // A seeded schedule (options::schedule != 0): its random state and the chance of a
   // switch at each memory access (out of 256).
   bool scheduled = false;

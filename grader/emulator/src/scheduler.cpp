@@ -269,7 +269,8 @@ void shuffle_order(uint32_t n) {
   const uint32_t warps = (n + 31) / 32;
   g_warp_order.resize(warps);
   for (uint32_t w = 0; w < warps; ++w) g_warp_order[w] = w;
-  for (uint32_t w = warps; w > 1; --w) std::swap(g_warp_order[w - 1], g_warp_order[next_random() % w]);
+  for (uint32_t w = warps; w > 1; --w)
+    std::swap(g_warp_order[w - 1], g_warp_order[next_random() % w]);
   g_order.clear();
   for (uint32_t w : g_warp_order) {
     const uint32_t lo = w * 32, hi = std::min(n, lo + 32);

@@ -165,8 +165,7 @@ TEST_CASE("threads of one block reading each other's global writes need a barrie
   CHECK_THAT(last().sanitizer_text(), Catch::Contains("no __syncthreads() between"));
 }
 
-TEST_CASE("a warp reduction ordered by __syncwarp is right under every schedule",
-          "[schedules]") {
+TEST_CASE("a warp reduction ordered by __syncwarp is right under every schedule", "[schedules]") {
   quiet q;
   const auto in = random_vector(200, 6);
   double want = 0;

@@ -210,8 +210,9 @@ gpu_section grade_gpu(const course& c, const manifest& m, const grade_request& r
       for (const char* tool : {"memcheck", "racecheck"}) {
         test_job j = jobs[i];
         j.tag += "~" + std::string(::course::protocol::gpu_large_tag);
-        j.wrapper = {sanitizer, "--tool", tool, "--error-exitcode",
-                     std::to_string(kSanitizerFound), "--print-limit", "4"};
+        j.wrapper = {
+            sanitizer,       "--tool", tool, "--error-exitcode", std::to_string(kSanitizerFound),
+            "--print-limit", "4"};
         again.push_back(std::move(j));
         of.push_back({first_check + i, tool});
       }

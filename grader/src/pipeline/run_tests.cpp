@@ -18,9 +18,8 @@ test_runs run_tests(runner& r, const resolved& what, const build_result& built,
   for (const source_file& f : what.files) {
     if (!f.ex->is_code() || !built.built(f.ex->id)) continue;
     const exercise_build& b = built.exercises.at(f.ex->id);
-    const auto available =
-        cached_list_tags(b.tests_binary, s.cache_dir / (f.ex->id + ".tags.json"),
-                         r.confine(b.tests_binary));
+    const auto available = cached_list_tags(b.tests_binary, s.cache_dir / (f.ex->id + ".tags.json"),
+                                            r.confine(b.tests_binary));
     std::vector<test_job> mine;
     auto add = [&](const std::string& tag, bool always) {
       const auto it = available.find(tag);

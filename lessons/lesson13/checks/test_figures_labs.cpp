@@ -352,8 +352,9 @@ TEST_CASE("lab figures in the lesson 13 notes match their computation", "[figure
   const double q_tiles = std::ceil(n / Br);
   const double q_floats = n * d, kv_floats = 2 * n * d * q_tiles;
   const double traffic_floats = 2 * q_floats + kv_floats;  // Q read, O written once
-  const double fa1_floats = traffic_floats + 2 * n * d * std::ceil(n / Bc);  // O re-read, re-written
-  const double m_floats = Br * d;                          // the "M ~ 16 d" of the bound
+  const double fa1_floats =
+      traffic_floats + 2 * n * d * std::ceil(n / Bc);          // O re-read, re-written
+  const double m_floats = Br * d;                              // the "M ~ 16 d" of the bound
   const double per_warp_reads = 2 * q_floats + 2 * n * n * d;  // every warp reads all of K, V
   const flash_counts flash = flash_model(static_cast<long>(n), static_cast<long>(d), true);
   const flash_counts flash_unpadded =

@@ -135,8 +135,7 @@ TEST_CASE("FlashAttention kernel's global memory traffic stays within the tiled 
   // rows, and writes O once: Theta(N^2 d^2 / M). Twice that leaves room for other
   // tilings (the FA-1 loop order re-reads and re-writes O once per key tile); a kernel
   // whose every warp streams K and V itself moves about 15 times as much.
-  const double minimum =
-      4.0 * (2.0 * n * d + 2.0 * n * d * ((n + kFlashBr - 1) / kFlashBr));
+  const double minimum = 4.0 * (2.0 * n * d + 2.0 * n * d * ((n + kFlashBr - 1) / kFlashBr));
   INFO("global memory traffic: " << r.traffic_bytes << " bytes in 32-byte sectors (tiled minimum "
                                  << minimum << ", bound " << 2 * minimum << ")");
   require_kernel_work(r);

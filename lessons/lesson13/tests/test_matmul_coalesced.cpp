@@ -21,7 +21,8 @@ TEST_CASE("coalesced matmul matches the reference, sizes not a multiple of 32 in
 }
 
 #ifdef CUDA_EMU_GPU_EDITION
-TEST_CASE("coalesced matmul: C with more than 2^31 elements (GPU only)", "[coalescing.correct][gpu_large]") {
+TEST_CASE("coalesced matmul: C with more than 2^31 elements (GPU only)",
+          "[coalescing.correct][gpu_large]") {
   auto rng = course::test_rng("lab1-large");
   INFO(course::seed_note());
   check_matmul_large(matmul_coalesced, rng);

@@ -28,12 +28,14 @@ TEST_CASE("tiled matmul matches the reference, partial tiles included", "[tiling
 }
 
 #ifdef CUDA_EMU_GPU_EDITION
-TEST_CASE("tiled matmul: C with more than 2^31 elements (GPU only)", "[tiling.correct][gpu_large]") {
+TEST_CASE("tiled matmul: C with more than 2^31 elements (GPU only)",
+          "[tiling.correct][gpu_large]") {
   auto rng = course::test_rng("lab2-large");
   INFO(course::seed_note());
   check_matmul_large(matmul_tiled, rng);
 }
-TEST_CASE("coarsened matmul: C with more than 2^31 elements (GPU only)", "[coarsening.correct][gpu_large]") {
+TEST_CASE("coarsened matmul: C with more than 2^31 elements (GPU only)",
+          "[coarsening.correct][gpu_large]") {
   auto rng = course::test_rng("lab2-coarse-large");
   INFO(course::seed_note());
   check_matmul_large(matmul_coarsened, rng);
@@ -57,7 +59,8 @@ TEST_CASE("tiled matmul reads global memory kTile times less than the naive kern
   CHECK(ratio >= 0.9 * kTile);
 }
 
-TEST_CASE("tiled matmul has no data race, in shared or global memory", "[tiling.no_race][emulator]") {
+TEST_CASE("tiled matmul has no data race, in shared or global memory",
+          "[tiling.no_race][emulator]") {
   auto rng = course::test_rng("lab2-race");
   INFO(course::seed_note());
   const matmul_result r = run_matmul(matmul_tiled, rng, 64, 64, 64);
@@ -85,10 +88,9 @@ TEST_CASE("tiled matmul: bank conflicts at most 5% of shared-memory requests",
             "memory, so there are no accesses to judge");
     REQUIRE(c.shared_load_requests > 0);
   }
-  INFO("bank conflicts: " << conflicts << " over " << requests
-                          << " shared-memory requests (loads " << c.shared_load_bank_conflicts
-                          << ", stores " << c.shared_store_bank_conflicts << "); at most "
-                          << requests / 20);
+  INFO("bank conflicts: " << conflicts << " over " << requests << " shared-memory requests (loads "
+                          << c.shared_load_bank_conflicts << ", stores "
+                          << c.shared_store_bank_conflicts << "); at most " << requests / 20);
   CHECK(conflicts <= requests / 20);
 }
 

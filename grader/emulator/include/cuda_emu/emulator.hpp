@@ -55,7 +55,7 @@ struct launch_record {
 struct options {
   std::chrono::milliseconds time_limit{std::chrono::seconds(10)};  // per launch
   bool print_reports = true;  // echo reports to stderr as they happen
-  bool check_races = true;  // shared and global memory
+  bool check_races = true;    // shared and global memory
   // 0: blocks in (z, y, x) order, threads round-robin in order (counters are measured
   // so). Any other value is the seed of a schedule that exposes order bugs: blocks in
   // reverse, shuffled or interleaved order, warps resumed in shuffled order after every

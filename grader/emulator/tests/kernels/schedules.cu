@@ -42,7 +42,8 @@ void sched_tiled_matmul(const float* A, const float* B, float* C, int n, int bar
 
 __global__ void sched_split_k_kernel(const float* A, const float* B, float* C, int m, int n, int k,
                                      int splits, bool atomic) {
-  const int row = blockIdx.y * blockDim.y + threadIdx.y, col = blockIdx.x * blockDim.x + threadIdx.x;
+  const int row = blockIdx.y * blockDim.y + threadIdx.y,
+            col = blockIdx.x * blockDim.x + threadIdx.x;
   if (row >= m || col >= n) return;
   const int chunk = (k + splits - 1) / splits, k0 = blockIdx.z * chunk;
   float partial = 0.0f;

@@ -36,7 +36,7 @@ struct test_record {
   std::vector<std::string> tags;
   bool passed = false;
   std::vector<test_failure> failures;
-  std::string blank;  // the unfilled blank the case ran into, if any
+  std::string blank;                  // the unfilled blank the case ran into, if any
   std::vector<std::string> warnings;  // WARN() messages, passed or not
 };
 

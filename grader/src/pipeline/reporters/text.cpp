@@ -87,8 +87,10 @@ std::string render_text(const report& r, bool color) {
     out += fmt::format("{} {}\n", tr(l, "教师复核：", "Review:"), r.review_file);
   if (r.isolation.starts_with("none"))
     out += fmt::format("{} {}\n", paint(tr(l, "隔离：无", "Isolation: none"), "33"),
-                       trf(l, "（{}）：学生代码以评分器的权限运行", "({}): the student's code ran with "
-                           "the grader's rights", r.isolation.substr(r.isolation.find(':') + 2)));
+                       trf(l, "（{}）：学生代码以评分器的权限运行",
+                           "({}): the student's code ran with "
+                           "the grader's rights",
+                           r.isolation.substr(r.isolation.find(':') + 2)));
   for (const auto& m : r.messages) {
     out += "\n";
     for (std::string_view line : split_lines(m)) out += fmt::format("  {}\n", line);

@@ -29,10 +29,10 @@ tag_run process_runner::run(const test_job& job, unsigned seed, const run_limits
   opts.max_output = limits.max_output;
   opts.env = sanitizer_environment();
   std::vector<std::string> argv = job.wrapper;
-  for (std::string a : {job.binary.string(), std::string("--reporter"),
-                        std::string(::course::protocol::reporter), std::string("--out"),
-                        out_file.string(), std::string("--rng-seed"), std::to_string(seed),
-                        std::string("--warn"), std::string("NoAssertions"), job.tag})
+  for (std::string a :
+       {job.binary.string(), std::string("--reporter"), std::string(::course::protocol::reporter),
+        std::string("--out"), out_file.string(), std::string("--rng-seed"), std::to_string(seed),
+        std::string("--warn"), std::string("NoAssertions"), job.tag})
     argv.push_back(std::move(a));
   t.process = run_process(argv, opts);
   {

@@ -20,19 +20,20 @@ constexpr const char* kFileLimit = "67108864";  // 64 MiB: per file written, and
 std::vector<std::string> bwrap_prefix(const std::vector<fs::path>& read_only,
                                       const std::vector<fs::path>& writable,
                                       const std::vector<std::string>& env) {
-  std::vector<std::string> a = {"bwrap",
-                                "--unshare-all",  // network, pid, ipc, uts, cgroup, user
-                                "--uid", "65534", "--gid", "65534",
-                                "--die-with-parent", "--new-session", "--cap-drop", "ALL",
-                                "--clearenv", "--setenv", "PATH", "/usr/bin:/bin",
-                                "--setenv", "HOME", "/tmp", "--setenv", "LANG", "C.UTF-8",
-                                "--ro-bind", "/usr", "/usr"};
-  for (const char* p : {"/bin", "/lib", "/lib64", "/lib32", "/etc/ld.so.cache",
-                        "/etc/ld.so.conf", "/etc/ld.so.conf.d", "/etc/alternatives"})
+  std::vector<std::string> a = {
+      "bwrap",
+      "--unshare-all",  // network, pid, ipc, uts, cgroup, user
+      "--uid",         "65534",         "--gid",    "65534",      "--die-with-parent",
+      "--new-session", "--cap-drop",    "ALL",      "--clearenv", "--setenv",
+      "PATH",          "/usr/bin:/bin", "--setenv", "HOME",       "/tmp",
+      "--setenv",      "LANG",          "C.UTF-8",  "--ro-bind",  "/usr",
+      "/usr"};
+  for (const char* p : {"/bin", "/lib", "/lib64", "/lib32", "/etc/ld.so.cache", "/etc/ld.so.conf",
+                        "/etc/ld.so.conf.d", "/etc/alternatives"})
     for (const std::string& s : {std::string("--ro-bind-try"), std::string(p), std::string(p)})
       a.push_back(s);
-  for (const char* s : {"--proc", "/proc", "--dev", "/dev", "--size", kFileLimit,
-                               "--tmpfs", "/tmp", "--chdir", "/tmp"})
+  for (const char* s : {"--proc", "/proc", "--dev", "/dev", "--size", kFileLimit, "--tmpfs", "/tmp",
+                        "--chdir", "/tmp"})
     a.push_back(s);
   for (const auto& p : read_only)
     for (const std::string& s : {std::string("--ro-bind"), p.string(), p.string()}) a.push_back(s);
@@ -43,10 +44,9 @@ std::vector<std::string> bwrap_prefix(const std::vector<fs::path>& read_only,
     for (const std::string& s : {std::string("--setenv"), kv.substr(0, eq), kv.substr(eq + 1)})
       a.push_back(s);
   }
-  for (const std::string& s : {std::string("--"), std::string("/usr/bin/prlimit"),
-                               std::string("--nproc=") + kProcessLimit,
-                               std::string("--fsize=") + kFileLimit, std::string("--core=0"),
-                               std::string("--")})
+  for (const std::string& s :
+       {std::string("--"), std::string("/usr/bin/prlimit"), std::string("--nproc=") + kProcessLimit,
+        std::string("--fsize=") + kFileLimit, std::string("--core=0"), std::string("--")})
     a.push_back(s);
   return a;
 }
@@ -89,8 +89,8 @@ tag_run sandbox_runner::run(const test_job& job, unsigned seed, const run_limits
   std::error_code ec;
   fs::create_directories(scratch_, ec);
   test_job boxed = job;
-  boxed.wrapper = bwrap_prefix({fs::absolute(job.binary)}, {fs::absolute(scratch_)},
-                               sanitizer_environment());
+  boxed.wrapper =
+      bwrap_prefix({fs::absolute(job.binary)}, {fs::absolute(scratch_)}, sanitizer_environment());
   boxed.wrapper.insert(boxed.wrapper.end(), job.wrapper.begin(), job.wrapper.end());
   boxed.binary = fs::absolute(job.binary);
   return inner_.run(boxed, seed, limits);

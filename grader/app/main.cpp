@@ -17,6 +17,7 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <random>
+#include <sstream>
 
 #include "grader/base/error.hpp"
 #include "grader/base/files.hpp"
@@ -197,10 +198,14 @@ int run_grade(const course& c, const options& o, lang l) {
   }
   if (o.format != "text") make_reporter(o.format, {color})->write(rep, std::cout);
   std::cout << std::flush;
-  if (!o.json_file.empty()) {
-    std::ofstream out(o.json_file);
-    if (!out) return fail_to_grade("cannot write " + o.json_file);
+  if (!o.json_file.empty()) {  // replaced, never followed: a planted symlink stays harmless
+    std::ostringstream out;
     make_reporter("json")->write(rep, out);
+    try {
+      write_replacing(o.json_file, out.str());
+    } catch (const cannot_grade& e) {
+      return fail_to_grade(e.what());
+    }
   }
   return rep.passed() ? 0 : 1;
 }

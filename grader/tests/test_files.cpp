@@ -4,6 +4,9 @@
 
 #include <filesystem>
 
+#include <unistd.h>
+
+#include "grader/base/error.hpp"
 #include "grader/base/files.hpp"
 
 namespace fs = std::filesystem;
@@ -30,4 +33,23 @@ TEST_CASE("executable_build_dir is the folder above the running program's bin/",
   const fs::path dir = grader::executable_build_dir();
   CHECK(fs::exists(dir / "bin" / "grader_tests"));
   CHECK(fs::exists(dir / "CMakeCache.txt"));
+}
+
+TEST_CASE("write_replacing replaces a planted symlink instead of writing through it", "[files]") {
+  const fs::path dir = fs::temp_directory_path() / ("grader-files-" + std::to_string(getpid()));
+  fs::create_directories(dir);
+  const fs::path victim = dir / "victim.txt", report = dir / "report.json";
+  grader::write_if_changed(victim, "precious");
+  fs::create_symlink(victim, report);
+  grader::write_replacing(report, "{\"passed\": false}");
+  CHECK(grader::read_text(victim) == "precious");
+  CHECK_FALSE(fs::is_symlink(report));
+  CHECK(grader::read_text(report) == "{\"passed\": false}");
+  grader::write_replacing(report, "second");  // over its own earlier file
+  CHECK(grader::read_text(report) == "second");
+  fs::create_directories(dir / "a-folder");
+  CHECK_THROWS_AS(grader::write_replacing(dir / "a-folder", "x"), grader::cannot_grade);
+  CHECK(fs::is_directory(dir / "a-folder"));
+  CHECK(std::distance(fs::directory_iterator(dir), fs::directory_iterator()) == 3);  // no temp
+  fs::remove_all(dir);
 }

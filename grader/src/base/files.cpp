@@ -2,7 +2,10 @@
 #include "grader/base/files.hpp"
 
 #include <fmt/format.h>
+#include <fcntl.h>
 #include <unistd.h>
+
+#include <cstdio>
 
 #include <fstream>
 #include <sstream>
@@ -27,6 +30,26 @@ void write_if_changed(const fs::path& p, const std::string& content) {
   std::ofstream out(p, std::ios::binary);
   out << content;
   if (!out) throw cannot_grade(fmt::format("cannot write {}", display_path(p)));
+}
+
+void write_replacing(const fs::path& p, const std::string& content) {
+  const fs::path dir = p.has_parent_path() ? p.parent_path() : fs::path(".");
+  const fs::path tmp = dir / fmt::format(".{}.{}.tmp", p.filename().string(), getpid());
+  const int fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+  bool ok = fd >= 0;
+  for (size_t done = 0; ok && done < content.size();) {
+    const ssize_t n = write(fd, content.data() + done, content.size() - done);
+    ok = n > 0;
+    done += ok ? static_cast<size_t>(n) : 0;
+  }
+  if (fd >= 0) ok = close(fd) == 0 && ok;
+  std::error_code ec;
+  if (ok && fs::is_directory(fs::symlink_status(p, ec))) ok = false;  // never over a folder
+  if (ok) ok = std::rename(tmp.c_str(), p.c_str()) == 0;
+  if (!ok) {
+    fs::remove(tmp, ec);
+    throw cannot_grade(fmt::format("cannot write {}", display_path(p)));
+  }
 }
 
 std::string display_path(const fs::path& p) {

@@ -15,6 +15,11 @@ std::string read_text(const std::filesystem::path& p);
 // and the build has nothing to redo.
 void write_if_changed(const std::filesystem::path& p, const std::string& content);
 
+// Writes `content` to a new file beside `p`, then renames it over `p`: a symlink planted
+// at `p` is replaced, never followed, and a reader never sees half a file. Throws
+// cannot_grade naming `p` when it cannot.
+void write_replacing(const std::filesystem::path& p, const std::string& content);
+
 // How a path is shown to the user: relative to the current directory when inside it.
 std::string display_path(const std::filesystem::path& p);
 

@@ -95,3 +95,53 @@ TEST_CASE("find_blanks lists BLANK(name) in code, not in comments", "[regions]")
   CHECK(blanks[2].name == "l_new");
   CHECK(blanks[2].line == 3);
 }
+
+TEST_CASE("changes_outside_blanks: blanks are the student's, every other edit is listed",
+          "[regions]") {
+  const std::string exercise =
+      "#include <cmath>\n"
+      "\n"
+      "float f(float x, float m) {\n"
+      "  // the new max\n"
+      "  const float m_new = BLANK(m_new);\n"
+      "  return std::exp(x - m_new);\n"
+      "}\n";
+  using grader::changes_outside_blanks;
+  // Filled in one line, or in three, reformatted, comments changed: nothing to list.
+  CHECK(changes_outside_blanks(exercise,
+                               "#include <cmath>\nfloat f(float x,float m){\n"
+                               "  const float m_new = std::max(x, m);  // mine\n"
+                               "  return std::exp(x - m_new);\n}\n")
+            .empty());
+  CHECK(changes_outside_blanks(exercise,
+                               "#include <cmath>\nfloat f(float x, float m) {\n"
+                               "  float a = x;\n  float b = m;\n"
+                               "  const float m_new = a > b ? a : b;\n"
+                               "  return std::exp(x - m_new);\n}\n")
+            .empty());
+  // The return statement rewritten, a helper added, the include removed: each listed.
+  const auto changed = changes_outside_blanks(exercise,
+                                              "#include <cstdio>\n"
+                                              "float f(float x, float m) {\n"
+                                              "  const float m_new = std::max(x, m);\n"
+                                              "  return 1.0f;\n"
+                                              "}\n"
+                                              "static int spy = std::puts(\"hi\");\n");
+  REQUIRE(changed.size() == 3);
+  CHECK(changed[0].kind == "changed");  // the exercise's line 1, the include
+  CHECK(changed[0].line == 1);
+  CHECK(changed[0].text == "#include <cmath>");
+  CHECK(changed[1].kind == "changed");  // its line 6, the return, beside the filled blank
+  CHECK(changed[1].line == 6);
+  CHECK(changed[1].text == "  return std::exp(x - m_new);");
+  CHECK(changed[2].kind == "added");  // the student's line 6
+  CHECK(changed[2].line == 6);
+  CHECK(changed[2].text == "static int spy = std::puts(\"hi\");");
+  // A line removed outright is a changed line of the exercise too.
+  const auto removed = changes_outside_blanks(exercise,
+                                              "#include <cmath>\nfloat f(float x, float m) {\n"
+                                              "  const float m_new = m;\n}\n");
+  REQUIRE(removed.size() == 1);
+  CHECK(removed[0].kind == "changed");
+  CHECK(removed[0].line == 6);
+}

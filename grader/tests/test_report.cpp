@@ -167,10 +167,12 @@ TEST_CASE("to_json has the documented fields, first unit on top and every unit i
   r.units = {first, second};
 
   const nlohmann::json j = to_json(r);
-  CHECK(keys(j) == std::set<std::string>{"lesson", "unit", "score", "max_score", "pass_line",
-                                         "passed", "vetoes", "items", "units", "title",
-                                         "submission", "seed", "lang", "messages", "isolation",
-                                         "reused", "build_failures", "provisional", "review_file"});
+  CHECK(keys(j) ==
+        std::set<std::string>{"lesson",         "unit",        "score",       "max_score",
+                              "pass_line",      "passed",      "vetoes",      "items",
+                              "units",          "title",       "submission",  "seed",
+                              "lang",           "messages",    "isolation",   "reused",
+                              "build_failures", "provisional", "review_file", "outside_blanks"});
   CHECK(j["lesson"] == "lesson13");
   CHECK(j["unit"] == "exam");
   CHECK(j["score"].get<double>() == Approx(9.67));

@@ -3,6 +3,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cstdint>
 #include <regex>
 
 #include "grader/base/error.hpp"
@@ -108,6 +110,81 @@ std::vector<blank> find_blanks(std::string_view source) {
     const std::string code(line.substr(0, line.find("//")));
     for (std::sregex_iterator it(code.begin(), code.end(), pattern), end; it != end; ++it)
       out.push_back({(*it)[1].str(), n});
+  }
+  return out;
+}
+
+namespace {
+
+// A line as compared: no // comment, no whitespace at all (so reformatting is no change).
+std::string normalised(std::string_view line) {
+  if (const auto c = line.find("//"); c != std::string_view::npos) line = line.substr(0, c);
+  std::string out;
+  for (char ch : line)
+    if (ch != ' ' && ch != '\t' && ch != '\r') out.push_back(ch);
+  return out;
+}
+
+struct code_line {
+  int number;
+  std::string text, key;
+};
+
+std::vector<code_line> code_lines(std::string_view text) {
+  std::vector<code_line> out;
+  int n = 0;
+  for (std::string_view line : split_lines(text)) {
+    ++n;
+    std::string key = normalised(line);
+    if (!key.empty()) out.push_back({n, std::string(line), std::move(key)});
+  }
+  return out;
+}
+
+bool holds_blank(const code_line& l) {
+  return l.key.find("BLANK(") != std::string::npos ||
+         l.key.find("BLANK_STMT(") != std::string::npos;
+}
+
+}  // namespace
+
+std::vector<outside_change> changes_outside_blanks(std::string_view exercise,
+                                                   std::string_view student) {
+  const auto a = code_lines(exercise), b = code_lines(student);
+  if (b.size() > 20000) return {{"changed", 1, "(the whole file: too long to compare)"}};
+  // Longest common subsequence of the two line lists, then the hunks between matches.
+  const size_t n = a.size(), m = b.size();
+  std::vector<std::vector<uint16_t>> lcs(n + 1, std::vector<uint16_t>(m + 1, 0));
+  for (size_t i = n; i-- > 0;)
+    for (size_t j = m; j-- > 0;)
+      lcs[i][j] = a[i].key == b[j].key ? static_cast<uint16_t>(lcs[i + 1][j + 1] + 1)
+                                       : std::max(lcs[i + 1][j], lcs[i][j + 1]);
+  std::vector<outside_change> out;
+  size_t i = 0, j = 0;
+  while (i < n || j < m) {
+    if (i < n && j < m && a[i].key == b[j].key) {
+      ++i, ++j;
+      continue;
+    }
+    // One hunk: the exercise lines removed and the student lines added up to the next match.
+    const size_t i0 = i, j0 = j;
+    while (i < n || j < m) {
+      if (i < n && j < m && a[i].key == b[j].key) break;
+      if (j < m && (i == n || lcs[i][j + 1] >= lcs[i + 1][j]))
+        ++j;
+      else
+        ++i;
+    }
+    // The exercise's lines this hunk lost, blanks aside (a blank is the student's to
+    // rewrite, in as many lines as they like); new lines only where nothing was lost.
+    bool lost = false;
+    for (size_t k = i0; k < i; ++k)
+      if (!holds_blank(a[k])) {
+        out.push_back({"changed", a[k].number, a[k].text});
+        lost = true;
+      }
+    if (!lost && i == i0)
+      for (size_t k = j0; k < j; ++k) out.push_back({"added", b[k].number, b[k].text});
   }
   return out;
 }

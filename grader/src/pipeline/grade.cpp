@@ -5,6 +5,7 @@
 #include <thread>
 
 #include "grader/base/error.hpp"
+#include "grader/base/files.hpp"
 #include "grader/lesson/answers.hpp"
 #include "grader/pipeline/build.hpp"
 #include "grader/pipeline/resolve.hpp"
@@ -66,6 +67,17 @@ report grade(const course& c, const manifest& m, const grade_request& req, runne
                             req.language);
   rep.submission = req.label;
   rep.seed = req.seed;
+  // 5. flag edits outside the blanks (against the exercise file the student was given).
+  for (const source_file& f : what.files) {
+    if (!f.ex->is_code()) continue;
+    const std::filesystem::path given = c.exercises_dir(m.lesson) / f.ex->file;
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(given, ec) ||
+        std::filesystem::equivalent(given, f.path, ec))
+      continue;
+    for (outside_change& change : changes_outside_blanks(read_text(given), read_text(f.path)))
+      rep.outside_blanks.push_back({f.ex->file, std::move(change)});
+  }
   rep.isolation = tests.isolation();
   return rep;
 }

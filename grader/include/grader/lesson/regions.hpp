@@ -31,4 +31,19 @@ struct blank {
 // Every BLANK(name) and BLANK_STMT(name) outside a // comment, in order.
 std::vector<blank> find_blanks(std::string_view source);
 
+// A change a student made outside the blanks of an exercise file.
+struct outside_change {
+  std::string kind;  // "changed": an exercise line changed or removed; "added": a new line
+  int line = 0;      // "changed": the exercise file's line; "added": the student file's
+  std::string text;  // that line, as that file has it
+};
+
+// Compares a student's code file with the exercise file it was given. The lines holding
+// BLANK(...) are the student's to rewrite, as one line or several; every other line of
+// the exercise changed or removed is listed, and every line added where no line changed. Blank
+// lines, whitespace and // comments are ignored. A student file of more than 20,000 lines is one
+// "changed" entry.
+std::vector<outside_change> changes_outside_blanks(std::string_view exercise,
+                                                   std::string_view student);
+
 }  // namespace grader

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "grader/base/i18n.hpp"
+#include "grader/lesson/regions.hpp"
 
 namespace grader {
 
@@ -78,6 +79,13 @@ struct report {
   // with the same seed: how the report was made, not what it says.
   std::vector<std::string> reused;
   std::vector<build_failure> build_failures;
+  // Edits of a code file outside its blanks, against the exercise file it was given:
+  // flagged, and graded as written.
+  struct outside_edit {
+    std::string file;
+    outside_change change;
+  };
+  std::vector<outside_edit> outside_blanks;
   std::vector<unit_report> units;
   nlohmann::json gpu;  // --gpu: the GPU section (null otherwise)
 

@@ -60,6 +60,12 @@ nlohmann::json to_json(const report& r) {
   for (const auto& b : r.build_failures)
     out["build_failures"].push_back(
         {{"file", b.file}, {"diagnostics", b.diagnostics}, {"timed_out", b.timed_out}});
+  out["outside_blanks"] = nlohmann::json::array();
+  for (const auto& e : r.outside_blanks)
+    out["outside_blanks"].push_back({{"file", e.file},
+                                     {"kind", e.change.kind},
+                                     {"line", e.change.line},
+                                     {"text", e.change.text}});
   out["units"] = nlohmann::json::array();
   for (const auto& u : r.units) out["units"].push_back(unit_json(u, r));
   if (!r.gpu.is_null()) out["gpu"] = r.gpu;

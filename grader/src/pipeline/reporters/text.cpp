@@ -91,6 +91,25 @@ std::string render_text(const report& r, bool color) {
                            "({}): the student's code ran with "
                            "the grader's rights",
                            r.isolation.substr(r.isolation.find(':') + 2)));
+  if (!r.outside_blanks.empty()) {
+    out += "\n  " +
+           paint(tr(l, "空以外的改动（已标记；按所写的代码评分）：",
+                    "Changes outside the blanks (flagged; graded as written):"),
+                 "33") +
+           "\n";
+    const size_t shown = std::min<size_t>(r.outside_blanks.size(), 8);
+    for (size_t i = 0; i < shown; ++i) {
+      const auto& e = r.outside_blanks[i];
+      out += fmt::format("    {}:{}  {}  {}\n", e.file, e.change.line,
+                         e.change.kind == "added" ? tr(l, "新增", "added")
+                                                  : tr(l, "练习的这一行被改动或删除",
+                                                       "the exercise's line, changed or removed"),
+                         trim_ascii(e.change.text));
+    }
+    if (shown < r.outside_blanks.size())
+      out += "    " + trf(l, "……还有 {} 处", "... and {} more", r.outside_blanks.size() - shown) +
+             "\n";
+  }
   for (const auto& m : r.messages) {
     out += "\n";
     for (std::string_view line : split_lines(m)) out += fmt::format("  {}\n", line);

@@ -229,3 +229,16 @@ TEST_CASE("on_path is false for directories and the empty name", "[subprocess]")
   CHECK_FALSE(on_path("/tmp"));
   CHECK_FALSE(on_path(""));
 }
+
+TEST_CASE("run_process on a timeout kills the child's whole tree, other sessions included",
+          "[subprocess]") {
+  // ninja starts each compiler in a process group of its own; `setsid` stands in for it.
+  const std::string marker = "77." + std::to_string(getpid() % 1000);
+  grader::run_options opts;
+  opts.timeout = std::chrono::milliseconds(400);
+  const auto r = grader::run_process({"sh", "-c", "setsid sleep " + marker + " & sleep 30"}, opts);
+  CHECK(r.timed_out);
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  const auto ps = grader::run_process({"ps", "-eo", "args"});
+  CHECK_THAT(ps.output, !Catch::Contains("sleep " + marker));
+}

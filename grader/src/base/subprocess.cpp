@@ -11,7 +11,11 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <fmt/format.h>
+#include <fstream>
+#include <sstream>
+#include <vector>
 
 namespace grader {
 
@@ -26,6 +30,33 @@ std::string run_result::describe() const {
 }
 
 namespace {
+
+// Every process below `root`, found through /proc's parent links: ninja starts each
+// compiler in a process group of its own, so killing the build's group on a timeout
+// would leave cc1plus running.
+std::vector<pid_t> descendants(pid_t root) {
+  std::vector<std::pair<pid_t, pid_t>> links;  // (pid, parent)
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator("/proc", ec)) {
+    const std::string name = entry.path().filename().string();
+    if (name.empty() || name.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::ifstream stat(entry.path() / "stat");
+    std::string line;
+    if (!std::getline(stat, line)) continue;
+    const auto close = line.rfind(')');  // the command may hold spaces and parentheses
+    if (close == std::string::npos) continue;
+    std::istringstream rest(line.substr(close + 1));
+    char state = 0;
+    pid_t parent = 0;
+    if (rest >> state >> parent) links.push_back({std::stoi(name), parent});
+  }
+  std::vector<pid_t> out = {root};
+  for (size_t i = 0; i < out.size(); ++i)
+    for (const auto& [child, parent] : links)
+      if (parent == out[i]) out.push_back(child);
+  out.erase(out.begin());
+  return out;
+}
 
 bool executable_file(const std::string& path) {
   struct stat st {};
@@ -166,6 +197,11 @@ run_result run_process(const std::vector<std::string>& argv, const run_options& 
   }
   if (exited) drain(0);  // what it wrote just before exiting
   close(fds[0]);
+  if (r.timed_out) {  // stop the tree first, so no process is left to start another
+    kill(pid, SIGSTOP);
+    for (int pass = 0; pass < 2; ++pass)  // a second pass for what forked meanwhile
+      for (pid_t p : descendants(pid)) kill(p, SIGKILL);
+  }
   kill(-pid, SIGKILL);  // on timeout the child; otherwise leftovers in its group
   if (r.timed_out) {
     waitpid(pid, &status, 0);

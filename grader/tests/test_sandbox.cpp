@@ -76,7 +76,10 @@ TEST_CASE("sandbox: no environment, course files, network, or writes outside its
 }
 
 TEST_CASE("sandbox: a daemon started inside dies with it", "[sandbox]") {
-  if (!grader::sandbox_runner::unavailable_reason().empty()) return;
+  if (const std::string why = grader::sandbox_runner::unavailable_reason(); !why.empty()) {
+    WARN("not run: " + why);
+    return;
+  }
   temp_dir dir;
   const fs::path binary = dir.path / "visible";
   std::ofstream(binary) << "x";

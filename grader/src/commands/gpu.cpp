@@ -19,17 +19,12 @@ namespace fs = std::filesystem;
 namespace grader {
 namespace {
 
-std::string nvcc_path() {
-  if (on_path("nvcc")) return "nvcc";
-  for (const char* p : {"/usr/local/cuda/bin/nvcc", "/usr/bin/nvcc"})
-    if (on_path(p)) return p;
-  return {};
-}
-
-std::string sanitizer_path() {
-  if (on_path("compute-sanitizer")) return "compute-sanitizer";
-  for (const char* p : {"/usr/local/cuda/bin/compute-sanitizer", "/usr/bin/compute-sanitizer"})
-    if (on_path(p)) return p;
+// A CUDA Toolkit program (nvcc, compute-sanitizer): on PATH, or where the toolkit
+// installs it; "" when absent.
+std::string cuda_tool(const std::string& name) {
+  if (on_path(name)) return name;
+  for (const std::string dir : {"/usr/local/cuda/bin/", "/usr/bin/"})
+    if (on_path(dir + name)) return dir + name;
   return {};
 }
 
@@ -97,7 +92,7 @@ std::string detect_gpu(std::string* name) {
 }
 
 void require_gpu() {
-  if (nvcc_path().empty())
+  if (cuda_tool("nvcc").empty())
     throw cannot_grade("--gpu needs the CUDA toolkit's nvcc, which is not installed");
   if (detect_gpu(nullptr).empty())
     throw cannot_grade("--gpu needs an NVIDIA GPU (nvidia-smi found none)");
@@ -106,7 +101,7 @@ void require_gpu() {
 gpu_section grade_gpu(const course& c, const manifest& m, const grade_request& req) {
   require_gpu();
   gpu_section g;
-  const std::string nvcc = nvcc_path();
+  const std::string nvcc = cuda_tool("nvcc");
   g.arch = detect_gpu(&g.device);
   const lang l = req.language;
 
@@ -202,7 +197,7 @@ gpu_section grade_gpu(const course& c, const manifest& m, const grade_request& r
   // landed in other memory. Where compute-sanitizer is installed, every item that
   // passed runs again under memcheck and racecheck (the sizes past 2^31 left out, too
   // slow there), and an error either reports fails the item, as the emulator fails it.
-  if (const std::string sanitizer = sanitizer_path(); !sanitizer.empty()) {
+  if (const std::string sanitizer = cuda_tool("compute-sanitizer"); !sanitizer.empty()) {
     std::vector<test_job> again;
     std::vector<std::pair<size_t, std::string>> of;  // (check, tool)
     for (size_t i = 0; i < runs.size(); ++i) {

@@ -67,7 +67,7 @@ void check_flash(std::mt19937_64& rng, std::initializer_list<std::pair<int, int>
       INFO(schedule_note(schedule));
       const flash_result r = run_flash(rng, n, d, 0.5, schedule);
       const std::string problem = launch_problem(r.launch);
-      INFO((problem.empty() ? "" : std::string(course::protocol::cause_prefix)) + problem);
+      INFO(problem);
       REQUIRE(problem.empty());
       INFO("relative error " << r.error << " (at most 1e-4)");
       REQUIRE(r.error <= 1e-4);
@@ -89,7 +89,7 @@ TEST_CASE("FlashAttention kernel: partial last tile, n below the tile, n = 1, la
   check_flash(rng, {{50, 32}, {7, 32}, {1, 64}, {77, 64}});
   const flash_result big = run_flash(rng, 70, 32, 250.0);  // |scores| in the thousands
   const std::string problem = launch_problem(big.launch);
-  INFO((problem.empty() ? "" : std::string(course::protocol::cause_prefix)) + problem);
+  INFO(problem);
   REQUIRE(problem.empty());
   INFO("scores of magnitude >= 1000: exp overflows unless the running max is subtracted");
   REQUIRE(big.error <= 2e-3);

@@ -11,6 +11,9 @@
 #   normal mode: exercise files come from solutions/<lesson>/ (ctest checks them);
 #   GRADING:     they come from ${CMAKE_BINARY_DIR}/submission/, where the grader
 #                writes one-line wrappers that #include the student's own files.
+# A student release (grader dev release) has no solutions/: there normal mode builds
+# no exercise (nothing to check them against), and a COURSE_CUDA grading tree times
+# the submission without the reference solution.
 # Grading trees build the C++ exercises' code with these (COURSE_SANITIZE, on by
 # default). CUDA exercises run on the emulator's fibers, which ASan cannot follow
 # without annotations, so they are built plainly.
@@ -55,6 +58,10 @@ function(course_add_lesson lesson)
   endif()
   set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${manifest}")
   file(READ "${manifest}" manifest_json)
+  set(solutions_dir "${PROJECT_SOURCE_DIR}/solutions/${lesson}")
+  if(NOT EXISTS "${solutions_dir}")
+    set(solutions_dir "")  # a student release
+  endif()
   if(arg_GRADING)
     course_check_sanitizers(sanitize)
   endif()
@@ -89,8 +96,10 @@ function(course_add_lesson lesson)
     string(APPEND exercise_lines "${id} ${kind} ${file}\n")
     if(arg_GRADING)
       set(source "${CMAKE_BINARY_DIR}/submission/${file}")
+    elseif(solutions_dir)
+      set(source "${solutions_dir}/${file}")
     else()
-      set(source "${PROJECT_SOURCE_DIR}/solutions/${lesson}/${file}")
+      continue()  # a student release: the grader builds the exercises in its own trees
     endif()
     set(test_source "${lesson_dir}/tests/test_${id}.cpp")
     if(NOT EXISTS "${test_source}")
@@ -122,11 +131,11 @@ function(course_add_lesson lesson)
 
     if(kind STREQUAL "cu")
       list(APPEND cuda_code ${lesson}_${id}_code)
-      if(arg_GRADING AND COURSE_CUDA)
+      if(arg_GRADING AND COURSE_CUDA AND solutions_dir)
         add_library(${lesson}_${id}_solution_code OBJECT)
         target_include_directories(${lesson}_${id}_solution_code PRIVATE "${lesson_dir}/include")
         target_link_libraries(${lesson}_${id}_solution_code PRIVATE course_blank)
-        course_cuda_sources(${lesson}_${id}_solution_code "${PROJECT_SOURCE_DIR}/solutions/${lesson}/${file}")
+        course_cuda_sources(${lesson}_${id}_solution_code "${solutions_dir}/${file}")
         list(APPEND cuda_solution_code ${lesson}_${id}_solution_code)
       endif()
     endif()
@@ -146,11 +155,44 @@ function(course_add_lesson lesson)
       # The solutions must pass every test, veto detectors included, on fresh inputs.
       add_test(NAME ${lesson}.solutions.${id} COMMAND ${target} --rng-seed time)
     endif()
+
+    # Marking mode's trusted comparison (course/remote.hpp), for exercises with a
+    # tests/remote_<id>.cpp: <lesson>_<id>_judge runs the tests (and the hidden tests in
+    # solutions/<lesson>/hidden_tests/, which students never see) with no student code
+    # in it; <lesson>_<id>_compute runs only the student's functions.
+    set(remote_glue "${lesson_dir}/tests/remote_${id}.cpp")
+    if(EXISTS "${remote_glue}" AND (NOT arg_GRADING OR COURSE_MARKING))
+      set(judge ${lesson}_${id}_judge)
+      add_executable(${judge} "${test_source}" "${remote_glue}")
+      set(hidden "${PROJECT_SOURCE_DIR}/solutions/${lesson}/hidden_tests/test_${id}.cpp")
+      if(EXISTS "${hidden}")
+        target_sources(${judge} PRIVATE "${hidden}")
+      endif()
+      target_compile_definitions(${judge} PRIVATE COURSE_REMOTE_JUDGE)
+      target_link_libraries(${judge} PRIVATE ${lesson}_references course_remote course_alloc_count)
+      set(compute ${lesson}_${id}_compute)
+      add_executable(${compute} "${remote_glue}")
+      target_include_directories(${compute} PRIVATE "${lesson_dir}/include")
+      target_compile_definitions(${compute} PRIVATE COURSE_REMOTE_COMPUTE)
+      target_link_libraries(${compute} PRIVATE ${lesson}_${id}_code course_remote course_remote_main
+                            course_alloc_count)
+      if(sanitize_${id})
+        target_link_options(${compute} PRIVATE ${course_sanitize_flags})
+      endif()
+      set_target_properties(${judge} ${compute} PROPERTIES RUNTIME_OUTPUT_DIRECTORY "${CMAKE_BINARY_DIR}/bin")
+      if(NOT arg_GRADING AND COURSE_BUILD_TESTS)
+        # The solutions pass across the process boundary too, hidden tests included.
+        add_test(NAME ${lesson}.solutions.remote.${id} COMMAND ${judge} --rng-seed time)
+        set_tests_properties(${lesson}.solutions.remote.${id} PROPERTIES
+                             ENVIRONMENT "COURSE_COMPUTE=$<TARGET_FILE:${compute}>")
+      endif()
+    endif()
   endforeach()
 
   # GPU timings (COURSE_CUDA only): lessons/<lesson>/bench/*.cpp linked with the CUDA
   # exercises (<lesson>_gpu_bench) and, in a grading tree, with the solutions
-  # (<lesson>_gpu_bench_solution), so the grader can report the ratio of the two.
+  # (<lesson>_gpu_bench_solution, not in a student release), so the grader can report
+  # the ratio of the two.
   file(GLOB bench_sources CONFIGURE_DEPENDS "${lesson_dir}/bench/*.cpp")
   if(COURSE_CUDA AND bench_sources)
     add_executable(${lesson}_gpu_bench ${bench_sources})
@@ -178,6 +220,9 @@ function(course_add_lesson lesson)
     add_test(NAME ${lesson}.manifest_as_grader
              COMMAND sh -c "'$<TARGET_FILE:grader>' dev manifest ${lesson} --root '${PROJECT_SOURCE_DIR}' | \
                diff - '${CMAKE_BINARY_DIR}/manifests/${lesson}.exercises'")
+  endif()
+  # What follows grades the solutions: not in a student release.
+  if(NOT arg_GRADING AND COURSE_BUILD_TESTS AND TARGET grader AND solutions_dir)
     add_test(NAME ${lesson}.exercises_in_sync COMMAND grader dev sync ${lesson} --check --root "${PROJECT_SOURCE_DIR}")
     add_test(NAME ${lesson}.dev_check COMMAND grader dev check ${lesson} --root "${PROJECT_SOURCE_DIR}")
     set_tests_properties(${lesson}.dev_check PROPERTIES TIMEOUT 1800)

@@ -72,7 +72,7 @@ __global__ void __launch_bounds__(Br * 32) flash_attention_kernel(const float* Q
       // 1) New running max.
       const float m_new = BLANK(m_new);
 
-      // 2) Re-base what was accumulated under the old max.
+      // 2) scale: the factor that puts l_i and o[], weighted relative to m_i, on m_new.
       const float scale = BLANK(scale);
 
       const float p = lane < bc ? expf(s - m_new) : 0.0f;  // this lane's p_ij
@@ -86,7 +86,7 @@ __global__ void __launch_bounds__(Br * 32) flash_attention_kernel(const float* Q
       for (int u = 0; u < T; ++u) {
         float pv = 0.0f;  // sum over this tile's keys c of p_c * V_j[c][column]
         for (int c = 0; c < bc; ++c) pv += __shfl_sync(kFull, p, c) * V_tile[c * D + lane + 32 * u];
-        o[u] = BLANK(O_update);  // uses o[u], scale and pv
+        o[u] = BLANK(O_update);  // column lane + 32u of the row's unnormalised output
       }
       m_i = m_new;
       l_i = l_new;

@@ -16,8 +16,8 @@ namespace {
 
 __global__ void matmul_coalesced_kernel(const float* A, const float* B, float* C, int M, int N, int K) {
   // Which output C[row][col] this thread computes.
-  const int row = BLANK(row);  // from blockIdx.y, blockDim.y, threadIdx.y
-  const int col = BLANK(col);  // from blockIdx.x, blockDim.x, threadIdx.x
+  const int row = BLANK(row);  // this thread's row of C, along the grid's y
+  const int col = BLANK(col);  // its column: a warp's lanes, neighbouring columns
   if (row >= M || col >= N) return;
   float acc = 0.0f;
   // A warp now reads one A[row][k] (a broadcast) and 32 consecutive B[k][col].

@@ -27,16 +27,16 @@ __global__ void matmul_tiled_kernel(const float* A, const float* B, float* C, in
   float acc = 0.0f;
   for (int k0 = 0; k0 < K; k0 += T) {
     // 1) Each thread stages one element of each tile; outside the matrices, 0.
-    As[ty][tx] = BLANK(load_A_tile);  // A[row][k0 + tx], or 0 outside A
-    Bs[ty][tx] = BLANK(load_B_tile);  // B[k0 + ty][col], or 0 outside B
+    As[ty][tx] = BLANK(load_A_tile);  // this thread's element of A's current tile
+    Bs[ty][tx] = BLANK(load_B_tile);  // this thread's element of B's current tile
 
-    // 2) No thread may read the tiles before every thread has written its element.
+    // 2) From here on, threads read elements of the tiles that other threads wrote.
     BLANK_STMT(barrier_after_load);
 
     // 3) This thread's share of the tile product.
     for (int k = 0; k < T; ++k) acc += BLANK(tile_product);
 
-    // 4) No thread may overwrite the tiles while another still reads them.
+    // 4) The next iteration stores the next tile into the same As and Bs.
     BLANK_STMT(barrier_before_next_tile);
   }
   if (row < M && col < N) C[size_t(row) * N + col] = acc;
@@ -64,7 +64,7 @@ __global__ void matmul_coarsened_kernel(const float* A, const float* B, float* C
       float a[F], b[F];
       for (int i = 0; i < F; ++i) a[i] = As[ty + S * i][k];
       for (int j = 0; j < F; ++j) b[j] = Bs[k][tx + S * j];
-      // 5) The F x F outer product, from registers only.
+      // 5) This k's term of each of the thread's F x F outputs, from registers only.
       for (int i = 0; i < F; ++i)
         for (int j = 0; j < F; ++j) acc[i][j] += BLANK(register_product);
     }

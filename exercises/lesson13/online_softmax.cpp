@@ -22,11 +22,11 @@ void online_softmax_update(const float* S_ij, const float* V_j, int Br, int Bc, 
     float* O_r = O_i + r * d;
     const float block_max = *std::max_element(s, s + Bc);
 
-    // 1) New running max: fold this block's largest score into m.
+    // 1) m_new: the largest score this row has seen, this block included.
     const float m_new = BLANK(m_new);
 
-    // 2) Everything accumulated so far was weighted by exp(score - m_old);
-    //    multiplying by exp(m_old - m_new) re-bases it on the new max.
+    // 2) scale: what l and O accumulated was weighted relative to the old max;
+    //    scale is the one factor that puts all of it relative to m_new.
     const float scale = BLANK(scale);
 
     float p_sum = 0.0f;
@@ -35,12 +35,12 @@ void online_softmax_update(const float* S_ij, const float* V_j, int Br, int Bc, 
       p_sum += p_ij[c];
     }
 
-    // 3) Denominator: the old sum, re-based, plus this block's weights.
+    // 3) l_new: the row's softmax denominator over every key seen so far.
     const float l_new = BLANK(l_new);
 
-    // 4) Output: the old rows re-based, plus this block's weighted rows of V_j.
+    // 4) O_r: the row's output over every key seen so far, not yet divided by l.
     for (int k = 0; k < d; ++k) {
-      O_r[k] = BLANK(O_update);  // uses O_r[k], scale, p_ij[c] and V_j[c * d + k]
+      O_r[k] = BLANK(O_update);  // column k of that output, this block included
     }
 
     m_i[r] = m_new;
@@ -51,7 +51,7 @@ void online_softmax_update(const float* S_ij, const float* V_j, int Br, int Bc, 
 void normalize_rows(float* O, const float* l, int n, int d) {
   for (int r = 0; r < n; ++r) {
     for (int k = 0; k < d; ++k) {
-      // 5) Final normalisation: divide by the softmax denominator.
+      // 5) The attention output: softmax weights, which add up to 1, applied to V.
       O[r * d + k] = BLANK(normalize);
     }
   }

@@ -4,9 +4,10 @@
 //   grader lesson13 --answers              grade solutions/lesson13/ (instructors)
 //   grader lesson13 --submission DIR       grade DIR's files (homework marking)
 //   grader lesson13 --json report.json     also write the report as JSON
-//   grader hint lesson13                   hints from the lesson's manifest
+//   grader hint lesson13 [blank] [--level N] hints, one blank and one level at a time
 //   grader lesson13 --format json          the report on stdout as JSON instead of text
 //   grader dev check [--only NAME] [--list] | dev sync | dev manifest   (instructors)
+//   grader dev release lesson13 --out ../student   the course as students get it
 // Exit code: 0 passed, 1 failed, 2 could not grade.
 #include <unistd.h>
 
@@ -23,6 +24,8 @@
 #include "grader/base/files.hpp"
 #include "grader/commands/dev.hpp"
 #include "grader/commands/gpu.hpp"
+#include "grader/commands/release.hpp"
+#include "grader/commands/hint.hpp"
 #include "grader/lesson/answers.hpp"
 #include "grader/lesson/manifest.hpp"
 #include "grader/lesson/review.hpp"
@@ -73,9 +76,14 @@ struct options {
   double timeout_s = 10;
   int build_timeout_s = 300;
   // Subcommands.
-  std::string hint_lesson, manifest_lesson;
+  std::string hint_lesson, hint_blank, manifest_lesson;
+  int hint_level = 0;
   std::vector<std::string> dev_lessons, only;
   bool sync_check = false, list_checks = false, manifest_all = false;
+  std::string release_lesson, release_out;
+  CLI::App* release = nullptr;
+  CLI::App* mark = nullptr;
+  bool allow_unconfined = false;
   CLI::App *hint = nullptr, *list = nullptr, *dev = nullptr, *check = nullptr, *sync = nullptr,
            *manifest = nullptr;
 };
@@ -119,8 +127,38 @@ void define_cli(CLI::App& app, options& o) {
   app.add_option("--build-dir", o.build_dir,
                  "The grading build tree (default: grade/<lesson> in the grader's build folder)");
 
-  o.hint = app.add_subcommand("hint", "Show the hints for a lesson's exercises");
+  o.mark = app.add_subcommand(
+      "mark",
+      "Mark a student's submission (CI): only the manifest's files are taken from it, the "
+      "tests include hidden ones, the verdicts come from a process with no student code where "
+      "the lesson allows, and everything runs in the sandbox");
+  o.mark->add_option("lesson", o.lesson, "The lesson")->required();
+  o.mark->add_option("submission", o.submission, "The student's folder")->required();
+  o.mark->add_option("--json", o.json_file, "Also write the report as JSON to this file");
+  o.mark->add_option("--format", o.format, "The report's format on stdout")
+      ->check(CLI::IsMember(reporter_formats()));
+  o.mark->add_option("--unit", o.unit, "Mark only this unit");
+  o.mark->add_option("--lang", o.lang_name, "zh or en (default: from LANG)")
+      ->check(CLI::IsMember({"zh", "en"}));
+  o.mark->add_option("--seed", o.seed, "Seed for the tests' inputs (default: fixed per lesson)");
+  o.mark->add_option("--timeout", o.timeout_s, "Seconds each test process may run")
+      ->check(CLI::PositiveNumber);
+  o.mark->add_option("--build-dir", o.build_dir, "The grading build tree (<dir>-mark is used)");
+  o.mark->add_flag("--allow-unconfined", o.allow_unconfined,
+                   "Mark even where bubblewrap cannot run (the report then says so); by "
+                   "default marking refuses, exit 2");
+  o.hint = app.add_subcommand(
+      "hint", "Hints for a lesson's blanks: the list at level 1, or one blank at --level N");
   o.hint->add_option("lesson", o.hint_lesson, "The lesson")->required();
+  o.hint->add_option("blank", o.hint_blank,
+                     "A blank's name (<exercise>:<blank> when several exercises have it), or an "
+                     "exercise id for its general hints");
+  o.hint
+      ->add_option("--level", o.hint_level,
+                   "1 the idea (default), 2 the formula, 3 the shape of the code")
+      ->check(CLI::PositiveNumber);
+  o.hint->add_option("--lang", o.lang_name, "zh or en (default: from LANG)")
+      ->check(CLI::IsMember({"zh", "en"}));
   o.list = app.add_subcommand("list", "List the course's lessons");
 
   o.dev = app.add_subcommand("dev", "Instructor tools")->require_subcommand(1);
@@ -140,11 +178,28 @@ void define_cli(CLI::App& app, options& o) {
   o.manifest->add_option("lesson", o.manifest_lesson, "The lesson")->required();
   o.manifest->add_flag("--all", o.manifest_all,
                        "Every exercise, not only the code ones (one line each: id kind file)");
-  for (auto* sub : {o.hint, o.list, o.check, o.sync, o.manifest})
+  o.release = o.dev->add_subcommand(
+      "release", "Write the course as students get it: no solutions, keys or instructor notes");
+  o.release->add_option("lesson", o.release_lesson, "The lesson")->required();
+  o.release
+      ->add_option("--out", o.release_out,
+                   "The folder to write, outside the course (an earlier release there is "
+                   "replaced; its .git is kept)")
+      ->required();
+  for (auto* sub : {o.hint, o.list, o.check, o.sync, o.manifest, o.release, o.mark})
     sub->add_option("--root", o.root, "The course's root folder");
 }
 
 int run_dev(const course& c, const options& o) {
+  if (*o.release) {
+    try {
+      dev_release(c, load_manifest(c, o.release_lesson), o.release_out, std::cout);
+    } catch (const cannot_grade& e) {
+      std::cerr << "grader: dev release: " << e.what() << "\n";
+      return 2;
+    }
+    return 0;
+  }
   if (*o.manifest) {
     dev_manifest_files(load_manifest(c, o.manifest_lesson), o.manifest_all, std::cout);
     return 0;
@@ -173,7 +228,15 @@ int run_grade(const course& c, const options& o, lang l) {
   const fs::path dir = o.answers              ? c.solutions_dir(o.lesson)
                        : o.submission.empty() ? c.exercises_dir(o.lesson)
                                               : fs::path(o.submission);
-  req.files = submission_files(m, dir, {}, o.unit);
+  const bool marking = static_cast<bool>(*o.mark);
+  scratch_folder incoming;  // marking: the copies of the student's files, ours alone
+  staged_submission staged;
+  if (marking)
+    staged = stage_submission(m, dir, incoming.path(), o.unit);
+  else
+    req.files = submission_files(m, dir, {}, o.unit);
+  if (marking) req.files = staged.files;
+  req.marking = marking;
   req.label = display_path(fs::absolute(dir).lexically_normal());
   req.unit = o.unit;
   req.language = l;
@@ -182,9 +245,16 @@ int run_grade(const course& c, const options& o, lang l) {
   req.build_timeout = std::chrono::seconds(o.build_timeout_s);
   if (!o.build_dir.empty()) req.tree = fs::absolute(o.build_dir);
   req.fresh = o.fresh;
-  req.sandbox = o.sandbox;
+  req.sandbox = marking ? (o.allow_unconfined ? "auto" : "on") : o.sandbox;
   if (!o.override_file.empty()) req.overrides = load_overrides(c, o.override_file, m);
   report rep = grade(c, m, req);
+  rep.ignored_files = staged.ignored;
+  if (marking) {  // the grader read our copies; the student knows their own folder
+    const std::string ours = incoming.path().string(),
+                      theirs = display_path(fs::absolute(dir).lexically_normal());
+    for (auto& b : rep.build_failures) b.diagnostics = replaced(b.diagnostics, ours, theirs);
+    for (auto& text : rep.messages) text = replaced(text, ours, theirs);
+  }
 
   // Text goes out before the GPU part, which takes minutes; other formats hold
   // the whole report, so they wait for it.
@@ -233,14 +303,9 @@ int main(int argc, char** argv) {
         fmt::print("{}  {}\n", name, load_manifest(c, name).title.in(l));
       return 0;
     }
-    if (*o.hint) {
-      const manifest m = load_manifest(c, o.hint_lesson);
-      for (const auto& e : m.exercises) {
-        fmt::print("{} ({})\n", e.title.in(l), e.file);
-        for (const auto& h : (l == lang::zh ? e.hints_zh : e.hints_en)) fmt::print("  - {}\n", h);
-      }
-      return 0;
-    }
+    if (*o.hint)
+      return run_hint(c, load_manifest(c, o.hint_lesson), {o.hint_blank, o.hint_level, l},
+                      std::cout, std::cerr);
     if (*o.dev) return run_dev(c, o);
     if (o.lesson.empty()) {
       std::cerr << app.help();

@@ -211,6 +211,16 @@ std::size_t alloc_scope::peak_bytes() const {
   return above > 0 ? static_cast<std::size_t>(above) : 0;
 }
 
+void note_remote_peak(std::size_t bytes, std::uint64_t allocations) {
+  // As if the call's blocks had been live here, on top of what the caller holds now.
+  const std::int64_t now = heap_live_bytes() + static_cast<std::int64_t>(bytes);
+  std::int64_t peak = peak_live_bytes.load(std::memory_order_relaxed);
+  while (now > peak &&
+         !peak_live_bytes.compare_exchange_weak(peak, now, std::memory_order_relaxed)) {
+  }
+  allocation_count.fetch_add(allocations, std::memory_order_relaxed);
+}
+
 std::uint64_t alloc_scope::allocations() const {
   return heap_allocations() - base_allocations_;
 }

@@ -139,5 +139,36 @@ check "dev check --only with an unknown check -> one-line error, exit 2" \
 check "dev check --list names the checks" grep -q '^solutions:' <<<"$("$grader" dev check "$lesson" --root "$root" --list)"
 check "an unknown --format -> exit 2" one_line_error run --answers --format yaml
 
+# grader hint: the listing at level 1, one blank at one level, and one line with exit 2
+# for a level the course does not ship or a blank it does not have.
+hint() { "$grader" hint "$lesson" --lang en "$@"; }
+cpp_id="$("$grader" dev manifest "$lesson" --root "$root" | awk -v f="$cpp" '$3 == f {print $1; exit}')"
+blank="$(grep -oE 'BLANK(_STMT)?\([A-Za-z_][A-Za-z0-9_]*\)' "$root/exercises/$lesson/$cpp" | head -1 | sed -E 's/.*\((.*)\)/\1/')"
+out="$(hint --root "$root")"; rc=$?
+check "grader hint lists the blanks, each with its level-1 hint, and says how to ask for more" \
+  test "$rc" -eq 0 -a -n "$(grep -E "^  $blank \(line [0-9]+\): ." <<<"$out")" \
+  -a -n "$(grep -E "grader hint $lesson ([a-z0-9_]+:)?$blank --level 2" <<<"$out")"
+out="$(hint "$cpp_id:$blank" --level 2 --root "$root")"; rc=$?
+check "grader hint <exercise>:<blank> --level 2 prints that level" \
+  test "$rc" -eq 0 -a -n "$(grep -E "^$cpp: $blank \(line [0-9]+\), level 2 of [23]$" <<<"$out")"
+# A student release keeps levels 1-2: a course whose manifest holds no level 3.
+mkdir -p "$work/release/lessons/$lesson" "$work/release/grader"
+touch "$work/release/CMakeLists.txt"
+python3 -c "
+import json, sys
+m = json.load(open(sys.argv[1]))
+for e in m['exercises']:
+    h = e.get('hints', {})
+    for ladder in list(h.get('blanks', {}).values()) + [h.get('general', {'levels': []})]:
+        del ladder['levels'][2:]
+json.dump(m, open(sys.argv[2], 'w'), ensure_ascii=False)" \
+  "$root/lessons/$lesson/manifest.json" "$work/release/lessons/$lesson/manifest.json"
+out="$(hint "$cpp_id:$blank" --level 3 --root "$work/release" 2>&1 >/dev/null)"; rc=$?
+check "a level the course does not ship -> one line, exit 2" \
+  test "$rc" -eq 2 -a "$out" = "grader: level 3 is not available for $cpp_id:$blank in this course; levels 1–2 are"
+out="$(hint no_such_blank --root "$root" 2>&1 >/dev/null)"; rc=$?
+check "an unknown blank -> one line listing the blanks, exit 2" \
+  test "$rc" -eq 2 -a "$(wc -l <<<"$out")" -eq 1 -a -n "$(grep -F "no hints for 'no_such_blank'" <<<"$out" | grep -F "$blank")"
+
 echo "$passes passed, $failures failed"
 exit $((failures > 0))

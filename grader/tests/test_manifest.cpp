@@ -43,18 +43,21 @@ json valid_manifest(const std::string& lesson) {
       {"schema", 1},
       {"lesson", lesson},
       {"title", both("测试课", "Test lesson")},
-      {"exercises", json::array({{{"id", "code"},
-                                  {"file", "code.cpp"},
-                                  {"kind", "cpp"},
-                                  {"title", both("代码", "Code")}},
-                                 {{"id", "questions"},
-                                  {"file", "answers.md"},
-                                  {"kind", "answers"},
-                                  {"key", "answer_key.json"},
-                                  {"title", both("问答", "Questions")},
-                                  {"hints",
-                                   {{"zh", {"用 [x] 勾选"}},
-                                    {"en", {"Tick with [x]", "Write below answer:"}}}}}})},
+      {"exercises",
+       json::array({{{"id", "code"},
+                     {"file", "code.cpp"},
+                     {"kind", "cpp"},
+                     {"title", both("代码", "Code")}},
+                    {{"id", "questions"},
+                     {"file", "answers.md"},
+                     {"kind", "answers"},
+                     {"key", "answer_key.json"},
+                     {"title", both("问答", "Questions")},
+                     {"hints",
+                      {{"general",
+                        {{"levels",
+                          json::array({both("用 [x] 勾选", "Tick with [x]"),
+                                       both("写在 answer: 下面", "Write below answer:")})}}}}}}})},
       {"units",
        json::array({{{"id", "exam"},
                      {"title", both("考核", "Exam")},
@@ -109,8 +112,7 @@ TEST_CASE("load_manifest reads the real lesson13 manifest", "[manifest]") {
   CHECK(m.exercises[0].id == "online_softmax");
   CHECK(m.exercises[0].file == "online_softmax.cpp");
   CHECK(m.exercises[0].kind == "cpp");
-  CHECK(m.exercises[0].hints_zh.size() == 5);
-  CHECK(m.exercises[0].hints_en.size() == 5);
+  CHECK(m.exercises[0].hints.blanks.size() == 5);  // one per blank; test_hints.cpp checks more
   CHECK(m.exercises[1].id == "questions");
   CHECK(m.exercises[1].kind == "answers");
   CHECK(m.exercises[1].key == "answer_key.json");
@@ -192,9 +194,10 @@ TEST_CASE("load_manifest reads every field of a small manifest", "[manifest]") {
   REQUIRE(m.exercises.size() == 2);
   CHECK(m.exercises[0].key.empty());
   CHECK(m.exercises[1].key == "answer_key.json");
-  CHECK(m.exercises[1].hints_zh == std::vector<std::string>{"用 [x] 勾选"});
-  CHECK(m.exercises[1].hints_en ==
-        std::vector<std::string>{"Tick with [x]", "Write below answer:"});
+  REQUIRE(m.exercises[1].hints.general.levels.size() == 2);
+  CHECK(m.exercises[1].hints.general.levels[0].zh == "用 [x] 勾选");
+  CHECK(m.exercises[1].hints.general.levels[1].en == "Write below answer:");
+  CHECK(m.hint_release_level == 2);  // the default
   CHECK(m.find_exercise("questions") == &m.exercises[1]);
   CHECK(m.find_exercise("nope") == nullptr);
   REQUIRE(m.units.size() == 1);
@@ -216,7 +219,7 @@ TEST_CASE("load_manifest reads every field of a small manifest", "[manifest]") {
   tc.write("bare", j);
   const auto bare = load_manifest(tc.c, "bare");
   CHECK(bare.units[0].vetoes.empty());
-  CHECK(bare.exercises[1].hints_en.empty());
+  CHECK(bare.exercises[1].hints.empty());
 }
 
 // ==== malformed manifests
@@ -245,10 +248,14 @@ TEST_CASE("load_manifest: each malformed manifest is an input_error naming the f
       {"schema of another version", [](json& j) { j["schema"] = 2; },
        "manifest schema 2 is not the 1 this grader reads (docs/manifest.schema.json)"},
       {"unknown top-level key", [](json& j) { j["exercise"] = json::array(); },
-       "manifest has an unknown key \"exercise\" (known: schema, lesson, title, notes, exercises, "
-       "units)"},
+       "manifest has an unknown key \"exercise\" (known: schema, lesson, title, notes, "
+       "hint_release_level, exercises, units)"},
       {"misspelt exercise key", [](json& j) { j["exercises"][0]["hint"] = json::object(); },
-       "exercise code has an unknown key \"hint\" (known: id, file, kind, key, title, hints)"},
+       "exercise code has an unknown key \"hint\" (known: id, file, kind, key, title, hints, "
+       "outside_blanks)"},
+      {"an outside_blanks policy that is not flag or fail",
+       [](json& j) { j["exercises"][0]["outside_blanks"] = "forbid"; },
+       "exercise code: outside_blanks \"forbid\" is not flag or fail"},
       {"misspelt item key", [](json& j) { j["units"][0]["items"][0]["point"] = 1; },
        "unit exam item code.a has an unknown key \"point\" (known: id, exercise, points, title, "
        "feedback)"},
@@ -312,8 +319,8 @@ TEST_CASE("load_manifest: each malformed manifest is an input_error naming the f
   CHECK_THROWS_AS(load_manifest(tc.c, "x"), input_error);
 }
 
-// get_text reads zh/en with get<std::string>() and load_manifest reads hints with
-// value(): a wrongly typed text escapes as nlohmann::json::type_error, which names no file.
+// get_text reads zh/en with get<std::string>(): a wrongly typed text, a hint's too, must
+// not escape as nlohmann::json::type_error, which names no file.
 TEST_CASE("load_manifest: wrongly typed texts are input_errors too", "[manifest]") {
   temp_course tc;
   json j = valid_manifest("x");
@@ -322,7 +329,7 @@ TEST_CASE("load_manifest: wrongly typed texts are input_errors too", "[manifest]
   CHECK_THROWS_AS(load_manifest(tc.c, "x"), input_error);
 
   j = valid_manifest("x");
-  j["exercises"][1]["hints"]["en"] = "one hint, not a list";
+  j["exercises"][1]["hints"]["general"]["levels"][0]["en"] = 13;
   tc.write("x", j);
   CHECK_THROWS_AS(load_manifest(tc.c, "x"), input_error);
 

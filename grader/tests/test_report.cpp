@@ -167,12 +167,14 @@ TEST_CASE("to_json has the documented fields, first unit on top and every unit i
   r.units = {first, second};
 
   const nlohmann::json j = to_json(r);
-  CHECK(keys(j) ==
-        std::set<std::string>{"lesson",         "unit",        "score",       "max_score",
-                              "pass_line",      "passed",      "vetoes",      "items",
-                              "units",          "title",       "submission",  "seed",
-                              "lang",           "messages",    "isolation",   "reused",
-                              "build_failures", "provisional", "review_file", "outside_blanks"});
+  CHECK(keys(j) == std::set<std::string>{"lesson",      "unit",           "score",
+                                         "max_score",   "pass_line",      "passed",
+                                         "vetoes",      "items",          "units",
+                                         "title",       "submission",     "seed",
+                                         "lang",        "messages",       "isolation",
+                                         "reused",      "build_failures", "provisional",
+                                         "review_file", "outside_blanks", "at_submission_points",
+                                         "mode",        "ignored_files",  "judged_apart"});
   CHECK(j["lesson"] == "lesson13");
   CHECK(j["unit"] == "exam");
   CHECK(j["score"].get<double>() == Approx(9.67));
@@ -197,7 +199,7 @@ TEST_CASE("to_json has the documented fields, first unit on top and every unit i
   for (const auto& it : j["items"])
     CHECK(keys(it) == std::set<std::string>{"id", "title", "points", "max_points", "status",
                                             "feedback", "needs_review", "auto_points", "reviewed",
-                                            "warnings"});
+                                            "warnings", "at_submission"});
   CHECK(j["items"][0]["id"] == "code.update");
   CHECK(j["items"][0]["title"] == "Online update");
   CHECK(j["items"][0]["points"].get<double>() == 2);
@@ -216,7 +218,7 @@ TEST_CASE("to_json has the documented fields, first unit on top and every unit i
     CHECK(j["units"][0][k] == j[k]);
   CHECK(keys(j["units"][1]) == std::set<std::string>{"lesson", "unit", "score", "max_score",
                                                      "pass_line", "passed", "provisional", "vetoes",
-                                                     "items"});
+                                                     "items", "at_submission_points"});
   CHECK(j["units"][1]["lesson"] == "lesson13");
   CHECK(j["units"][1]["unit"] == "extra");
   CHECK(j["units"][1]["passed"] == false);

@@ -21,9 +21,9 @@ namespace {
 grader::manifest two_units() {
   grader::manifest m;
   m.lesson = "tiny";
-  m.exercises = {{"code", "code.cpp", "cpp", "", {}, {}, {}},
-                 {"kernel", "kernel.cu", "cu", "", {}, {}, {}},
-                 {"questions", "answers.md", "answers", "key.json", {}, {}, {}}};
+  m.exercises = {{"code", "code.cpp", "cpp", "", {}, {}},
+                 {"kernel", "kernel.cu", "cu", "", {}, {}},
+                 {"questions", "answers.md", "answers", "key.json", {}, {}}};
   m.units = {{"exam",
               {},
               3,

@@ -10,6 +10,7 @@
 #include "grader/pipeline/score.hpp"
 
 using Catch::Matchers::Contains;
+using Catch::Matchers::EndsWith;
 using grader::item_status;
 using grader::lang;
 using grader::score_inputs;
@@ -25,9 +26,9 @@ namespace {
 grader::manifest tiny_manifest() {
   grader::manifest m;
   m.lesson = "tiny";
-  m.exercises = {{"code", "code.cpp", "cpp", "", {"代码", "Code"}, {}, {}},
-                 {"kernel", "kernel.cu", "cu", "", {"核", "Kernel"}, {}, {}},
-                 {"questions", "answers.md", "answers", "key.json", {"问答", "Questions"}, {}, {}}};
+  m.exercises = {{"code", "code.cpp", "cpp", "", {"代码", "Code"}, {}},
+                 {"kernel", "kernel.cu", "cu", "", {"核", "Kernel"}, {}},
+                 {"questions", "answers.md", "answers", "key.json", {"问答", "Questions"}, {}}};
   grader::unit exam{"exam", {"考核", "Exam"}, 4, 3, {}, {}};
   exam.items = {{"code.a", "code", 2, {"甲", "A"}, {"好", "Good."}, {"检查 m", "Check m."}},
                 {"q1", "questions", 2, {"问一", "Q1"}, {}, {}}};
@@ -395,8 +396,9 @@ TEST_CASE("score_report: build failures, blanks and reused results are reported 
                 {&m.exercises[1], "/sub/kernel.cu", {}},
                 {&m.exercises[2], "/sub/answers.md", {}}};
   grader::build_result built;
-  built.exercises["code"] = {"code", "code.cpp", true, false, "", "/tree/bin/tiny_code_tests"};
-  built.exercises["kernel"] = {"kernel", "kernel.cu", false, false, "kernel.cu:3:1: error: x", ""};
+  built.exercises["code"] = {"code", "code.cpp", true, false, "", "/tree/bin/tiny_code_tests", {}};
+  built.exercises["kernel"] = {"kernel", "kernel.cu", false, false, "kernel.cu:3:1: error: x",
+                               "",       {}};
   grader::test_runs runs;
   runs.runs = all_right().runs;
   runs.reused = {"code.cpp"};
@@ -405,11 +407,39 @@ TEST_CASE("score_report: build failures, blanks and reused results are reported 
   CHECK(rep.build_failures[0].file == "kernel.cu");
   CHECK(rep.build_failures[0].diagnostics == "kernel.cu:3:1: error: x");
   REQUIRE(rep.messages.size() == 1);
-  CHECK_THAT(rep.messages[0], Contains("2 blank(s) still empty: m_new (line 12), scale (line 14)"));
+  CHECK_THAT(rep.messages[0], Contains("2 blanks still empty; next: m_new (line 12)"));
   CHECK(rep.reused == std::vector<std::string>{"code.cpp"});
   REQUIRE(rep.units.size() == 2);
   CHECK(rep.units[0].passed);
   CHECK(rep.units[1].items[0].status == item_status::error);
+}
+
+TEST_CASE("score_report: the blanks message names the next blank and the command for its hint",
+          "[score]") {
+  auto m = tiny_manifest();
+  const grader::hint_ladder ladder{{{"想一想", "Think."}}, 0};
+  m.exercises[0].hints.blanks = {{"m_new", ladder}, {"scale", ladder}};
+  grader::resolved what;
+  for (const auto& u : m.units) what.units.push_back(&u);
+  what.files = {{&m.exercises[0], "/sub/code.cpp", {{"m_new", 12}, {"scale", 14}}},
+                {&m.exercises[1], "/sub/kernel.cu", {{"row", 3}}}};
+  auto message = [&](lang l) {
+    const auto rep = grader::score_report(m, what, {}, {}, {}, {}, l);
+    REQUIRE(rep.messages.size() >= 2);
+    return rep.messages;
+  };
+  CHECK_THAT(message(lang::en)[0],
+             EndsWith("code.cpp: 2 blanks still empty; next: m_new (line 12), hint: grader hint "
+                      "tiny m_new"));
+  CHECK_THAT(
+      message(lang::zh)[0],
+      EndsWith(
+          "code.cpp：还有 2 个空没填；下一个：m_new（第 12 行），提示：grader hint tiny m_new"));
+  // A blank without hints gets no command; one blank is "blank", not "blanks".
+  CHECK_THAT(message(lang::en)[1], EndsWith("kernel.cu: 1 blank still empty; next: row (line 3)"));
+  // The same name in two exercises: the command names the exercise too.
+  m.exercises[1].hints.blanks = {{"m_new", ladder}};
+  CHECK_THAT(message(lang::en)[0], EndsWith("hint: grader hint tiny code:m_new"));
 }
 
 TEST_CASE("score_report: a tree whose sanitizers cannot run says so once, only for C++ code",
@@ -419,7 +449,7 @@ TEST_CASE("score_report: a tree whose sanitizers cannot run says so once, only f
   for (const auto& u : m.units) what.units.push_back(&u);
   what.files = {{&m.exercises[0], "/sub/code.cpp", {}}, {&m.exercises[2], "/sub/answers.md", {}}};
   grader::build_result built;
-  built.exercises["code"] = {"code", "code.cpp", true, false, "", "/tree/bin/tiny_code_tests"};
+  built.exercises["code"] = {"code", "code.cpp", true, false, "", "/tree/bin/tiny_code_tests", {}};
   built.sanitizers = "off: a program built with -fsanitize=address does not run on this machine";
   grader::test_runs runs;
   runs.runs = all_right().runs;

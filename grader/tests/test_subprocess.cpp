@@ -125,13 +125,29 @@ TEST_CASE("run_process kills the child's whole process group at the timeout", "[
   if (!gone) kill(grandchild, SIGKILL);  // do not leave it behind
 }
 
-TEST_CASE("run_process times out a child that floods its output", "[subprocess]") {
-  run_options o = with_timeout(300ms);
+TEST_CASE("run_process stops a child that floods its output at the output limit", "[subprocess]") {
+  run_options o = with_timeout(20s);
   o.max_output = 1000;
   const run_result r = run_process({"sh", "-c", "while :; do echo yyyyyyyyyyyyyyyy; done"}, o);
-  CHECK(r.timed_out);
-  CHECK(r.seconds < 3);
+  CHECK(r.output_exceeded);
+  CHECK_FALSE(r.timed_out);
+  CHECK_FALSE(r.ok());
+  CHECK(r.seconds < 3);  // stopped at once, not at the time limit
   CHECK(r.output.size() == 1000);
+  CHECK_THAT(r.describe(), Contains("output limit"));
+}
+
+TEST_CASE("run_process stops a process tree that holds more memory than max_memory",
+          "[subprocess]") {
+  run_options o = with_timeout(20s);
+  o.max_memory = 64ull << 20;
+  // A child of the shell writes 512 MiB: the tree's resident total counts it.
+  const run_result r = run_process(
+      {"sh", "-c", "python3 -c 'import time; b = b\"x\" * (512 << 20); time.sleep(5)'; true"}, o);
+  CHECK(r.memory_exceeded);
+  CHECK_FALSE(r.ok());
+  CHECK(r.seconds < 4);
+  CHECK_THAT(r.describe(), Contains("memory limit"));
 }
 
 TEST_CASE("run_process reports a program it cannot start", "[subprocess]") {
@@ -155,17 +171,19 @@ TEST_CASE("run_process reports a program it cannot start", "[subprocess]") {
   CHECK_THAT(denied.output, Contains("Permission denied"));
 }
 
-TEST_CASE("run_process caps the output at max_output and still drains the child", "[subprocess]") {
+TEST_CASE("run_process keeps output up to max_output and stops the child past it", "[subprocess]") {
   run_options o = with_timeout(20s);
   o.max_output = 1000;
   // Far more than a pipe holds: the child would block forever if nobody read it.
   const run_result r = run_process({"head", "-c", "1000000", "/dev/zero"}, o);
-  CHECK(r.ok());
-  CHECK(r.output.size() == 1000);
+  CHECK(r.output_exceeded);
   CHECK(r.output == std::string(1000, '\0'));
-
   o.max_output = 5;
   CHECK(run_process({"echo", "0123456789"}, o).output == "01234");
+  o.max_output = 11;  // exactly what it writes: within the limit
+  const run_result exact = run_process({"echo", "0123456789"}, o);
+  CHECK(exact.ok());
+  CHECK(exact.output == "0123456789\n");
 }
 
 TEST_CASE("run_process runs the child in options.cwd with options.env and no stdin",

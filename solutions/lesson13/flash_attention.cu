@@ -75,7 +75,7 @@ __global__ void __launch_bounds__(Br * 32) flash_attention_kernel(const float* Q
       // PROMPT const float m_new = BLANK(m_new);
       // END SOLUTION
 
-      // 2) Re-base what was accumulated under the old max.
+      // 2) scale: the factor that puts l_i and o[], weighted relative to m_i, on m_new.
       // BEGIN SOLUTION
       const float scale = expf(m_i - m_new);
       // PROMPT const float scale = BLANK(scale);
@@ -97,7 +97,7 @@ __global__ void __launch_bounds__(Br * 32) flash_attention_kernel(const float* Q
         for (int c = 0; c < bc; ++c) pv += __shfl_sync(kFull, p, c) * V_tile[c * D + lane + 32 * u];
         // BEGIN SOLUTION
         o[u] = o[u] * scale + pv;
-        // PROMPT o[u] = BLANK(O_update);  // uses o[u], scale and pv
+        // PROMPT o[u] = BLANK(O_update);  // column lane + 32u of the row's unnormalised output
         // END SOLUTION
       }
       m_i = m_new;

@@ -19,8 +19,8 @@ __global__ void matmul_coalesced_kernel(const float* A, const float* B, float* C
   // BEGIN SOLUTION
   const int row = blockIdx.y * blockDim.y + threadIdx.y;
   const int col = blockIdx.x * blockDim.x + threadIdx.x;
-  // PROMPT const int row = BLANK(row);  // from blockIdx.y, blockDim.y, threadIdx.y
-  // PROMPT const int col = BLANK(col);  // from blockIdx.x, blockDim.x, threadIdx.x
+  // PROMPT const int row = BLANK(row);  // this thread's row of C, along the grid's y
+  // PROMPT const int col = BLANK(col);  // its column: a warp's lanes, neighbouring columns
   // END SOLUTION
   if (row >= M || col >= N) return;
   float acc = 0.0f;

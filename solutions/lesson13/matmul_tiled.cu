@@ -30,11 +30,11 @@ __global__ void matmul_tiled_kernel(const float* A, const float* B, float* C, in
     // BEGIN SOLUTION
     As[ty][tx] = (row < M && k0 + tx < K) ? A[size_t(row) * K + k0 + tx] : 0.0f;
     Bs[ty][tx] = (k0 + ty < K && col < N) ? B[size_t(k0 + ty) * N + col] : 0.0f;
-    // PROMPT As[ty][tx] = BLANK(load_A_tile);  // A[row][k0 + tx], or 0 outside A
-    // PROMPT Bs[ty][tx] = BLANK(load_B_tile);  // B[k0 + ty][col], or 0 outside B
+    // PROMPT As[ty][tx] = BLANK(load_A_tile);  // this thread's element of A's current tile
+    // PROMPT Bs[ty][tx] = BLANK(load_B_tile);  // this thread's element of B's current tile
     // END SOLUTION
 
-    // 2) No thread may read the tiles before every thread has written its element.
+    // 2) From here on, threads read elements of the tiles that other threads wrote.
     // BEGIN SOLUTION
     __syncthreads();
     // PROMPT BLANK_STMT(barrier_after_load);
@@ -46,7 +46,7 @@ __global__ void matmul_tiled_kernel(const float* A, const float* B, float* C, in
     // PROMPT for (int k = 0; k < T; ++k) acc += BLANK(tile_product);
     // END SOLUTION
 
-    // 4) No thread may overwrite the tiles while another still reads them.
+    // 4) The next iteration stores the next tile into the same As and Bs.
     // BEGIN SOLUTION
     __syncthreads();
     // PROMPT BLANK_STMT(barrier_before_next_tile);
@@ -77,7 +77,7 @@ __global__ void matmul_coarsened_kernel(const float* A, const float* B, float* C
       float a[F], b[F];
       for (int i = 0; i < F; ++i) a[i] = As[ty + S * i][k];
       for (int j = 0; j < F; ++j) b[j] = Bs[k][tx + S * j];
-      // 5) The F x F outer product, from registers only.
+      // 5) This k's term of each of the thread's F x F outputs, from registers only.
       // BEGIN SOLUTION
       for (int i = 0; i < F; ++i)
         for (int j = 0; j < F; ++j) acc[i][j] += a[i] * b[j];

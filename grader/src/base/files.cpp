@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstdlib>
 
 #include <fstream>
 #include <sstream>
@@ -85,6 +86,26 @@ std::string_view trim_ascii(std::string_view s) {
   const size_t b = s.find_first_not_of(" \t\r\n");
   if (b == std::string_view::npos) return {};
   return s.substr(b, s.find_last_not_of(" \t\r\n") - b + 1);
+}
+
+std::string replaced(std::string text, const std::string& from, const std::string& to) {
+  if (from.empty()) return text;
+  for (size_t at = 0; (at = text.find(from, at)) != std::string::npos; at += to.size())
+    text.replace(at, from.size(), to);
+  return text;
+}
+
+scratch_folder::scratch_folder() {
+  std::string tmpl = (std::filesystem::temp_directory_path() / "grader-XXXXXX").string();
+  if (!mkdtemp(tmpl.data()))
+    throw cannot_grade("cannot create a folder under " +
+                       std::filesystem::temp_directory_path().string());
+  path_ = tmpl;
+}
+
+scratch_folder::~scratch_folder() {
+  std::error_code ec;
+  std::filesystem::remove_all(path_, ec);
 }
 
 }  // namespace grader

@@ -22,6 +22,10 @@ namespace grader {
 std::string run_result::describe() const {
   if (spawn_failed) return "could not start: " + output;
   if (timed_out) return fmt::format("timed out after {:.1f} s", seconds);
+  if (output_exceeded)
+    return fmt::format("output limit: it wrote more than {} KiB and was stopped",
+                       output.size() >> 10);
+  if (memory_exceeded) return "memory limit: its processes held more memory than allowed";
   if (term_signal)
     return fmt::format("killed by {}", sigabbrev_np(term_signal)
                                            ? fmt::format("SIG{}", sigabbrev_np(term_signal))
@@ -56,6 +60,19 @@ std::vector<pid_t> descendants(pid_t root) {
       if (parent == out[i]) out.push_back(child);
   out.erase(out.begin());
   return out;
+}
+
+// Resident bytes of `root` and every process below it.
+std::uint64_t tree_rss(pid_t root) {
+  std::uint64_t total = 0;
+  std::vector<pid_t> all = descendants(root);
+  all.push_back(root);
+  for (pid_t p : all) {
+    std::ifstream statm("/proc/" + std::to_string(p) + "/statm");
+    std::uint64_t size = 0, resident = 0;
+    if (statm >> size >> resident) total += resident * static_cast<std::uint64_t>(getpagesize());
+  }
+  return total;
 }
 
 bool executable_file(const std::string& path) {
@@ -168,6 +185,7 @@ run_result run_process(const std::vector<std::string>& argv, const run_options& 
   char buf[65536];
   int status = 0;
   bool exited = false, pipe_open = true;
+  size_t written = 0;  // bytes it wrote, kept or not
   auto drain = [&](int wait_ms) {
     pollfd p{fds[0], POLLIN, 0};
     while (pipe_open && clock::now() < deadline && poll(&p, 1, wait_ms) > 0) {
@@ -177,11 +195,14 @@ run_result run_process(const std::vector<std::string>& argv, const run_options& 
         pipe_open = false;
         break;
       }
+      written += static_cast<size_t>(n);
       if (r.output.size() < options.max_output)
         r.output.append(buf, std::min<size_t>(n, options.max_output - r.output.size()));
+      if (written > options.max_output) break;  // the caller stops it
       wait_ms = 0;
     }
   };
+  auto next_memory_check = start;
   while (!exited) {
     const auto left =
         std::chrono::duration_cast<std::chrono::milliseconds>(deadline - clock::now());
@@ -193,17 +214,29 @@ run_result run_process(const std::vector<std::string>& argv, const run_options& 
       drain(static_cast<int>(std::min<long>(left.count(), 20)));
     else
       usleep(1000);
+    if (written > options.max_output) {
+      r.output_exceeded = true;
+      break;
+    }
+    if (options.max_memory && clock::now() >= next_memory_check) {
+      next_memory_check = clock::now() + std::chrono::milliseconds(50);
+      if (tree_rss(pid) > options.max_memory) {
+        r.memory_exceeded = true;
+        break;
+      }
+    }
     exited = waitpid(pid, &status, WNOHANG) == pid;
   }
   if (exited) drain(0);  // what it wrote just before exiting
   close(fds[0]);
-  if (r.timed_out) {  // stop the tree first, so no process is left to start another
+  const bool stopped = r.timed_out || r.output_exceeded || r.memory_exceeded;
+  if (stopped) {  // stop the tree first, so no process is left to start another
     kill(pid, SIGSTOP);
     for (int pass = 0; pass < 2; ++pass)  // a second pass for what forked meanwhile
       for (pid_t p : descendants(pid)) kill(p, SIGKILL);
   }
-  kill(-pid, SIGKILL);  // on timeout the child; otherwise leftovers in its group
-  if (r.timed_out) {
+  kill(-pid, SIGKILL);  // at a limit the child; otherwise leftovers in its group
+  if (stopped) {
     waitpid(pid, &status, 0);
   } else {
     if (WIFEXITED(status)) r.exit_code = WEXITSTATUS(status);

@@ -15,6 +15,7 @@
 #include "course/protocol.hpp"
 #include "grader/base/error.hpp"
 #include "grader/base/files.hpp"
+#include "grader/commands/hint.hpp"
 #include "grader/lesson/answers.hpp"
 #include "grader/lesson/regions.hpp"
 #include "grader/pipeline/build.hpp"
@@ -156,6 +157,13 @@ verdict check_sync(check_context& cx) {
   return {dev_sync(cx.c(), cx.m(), true, drift) == 0, drift.str()};
 }
 
+// The manifest's hints cover exactly the BLANK(name)s of the exercise's file.
+verdict check_hints(check_context& cx, const exercise& e) {
+  const fs::path file = cx.c().exercises_dir(cx.m().lesson) / e.file;
+  const std::string why = hint_blank_mismatch(e, find_blanks(read_text(file)));
+  return {why.empty(), why};
+}
+
 verdict check_key_points(check_context& cx, const exercise& e) {
   const answer_key key = load_answer_key(cx.solutions() / e.key);
   std::string why;
@@ -215,9 +223,10 @@ verdict check_untouched(check_context& cx, const unit& u) {
           verdict_text(*r) + (built ? "" : "; an exercise does not compile")};
 }
 
-// Every untouched code file has blanks, the report lists them, and each code
-// exercise has an item whose tests stopped at one of its blanks (the reporter's
-// structured signal, shown as "fill in blank `name` first").
+// Every untouched code file has blanks, the report counts them and names the first
+// with its line and hint command, and each code exercise has an item whose tests
+// stopped at one of its blanks (the reporter's structured signal, shown as "fill in
+// blank `name` first").
 verdict check_blanks(check_context& cx) {
   const report& r = cx.untouched();
   const auto files = submission_files(cx.m(), cx.c().exercises_dir(cx.m().lesson));
@@ -230,12 +239,11 @@ verdict check_blanks(check_context& cx) {
       continue;
     }
     bool listed = false, signalled = false;
-    for (const auto& msg : r.messages) {
-      bool all = msg.find(e.file) != std::string::npos;
-      for (const auto& b : blanks)
-        all &= msg.find(fmt::format("{} (line {})", b.name, b.line)) != std::string::npos;
-      listed |= all;
-    }
+    const std::string next = fmt::format("next: {} (line {})", blanks[0].name, blanks[0].line);
+    for (const auto& msg : r.messages)
+      listed |= msg.find(e.file) != std::string::npos &&
+                msg.find(fmt::format(" {} blank", blanks.size())) != std::string::npos &&
+                msg.find(next) != std::string::npos;
     for (const unit& u : cx.m().units)
       for (const item& it : u.items) {
         if (it.exercise != e.id) continue;
@@ -245,7 +253,7 @@ verdict check_blanks(check_context& cx) {
             signalled |=
                 res.id == it.id && res.feedback.find("`" + b.name + "`") != std::string::npos;
       }
-    if (!listed) why += e.file + "'s blanks are not listed. ";
+    if (!listed) why += e.file + "'s blanks are not counted, or the first is not named. ";
     if (!signalled) why += e.file + ": no item reports an unfilled blank. ";
   }
   return {why.empty(), why};
@@ -411,6 +419,11 @@ std::vector<named_check> all_checks(check_context& cx) {
   const manifest& m = cx.m();
   add("sync", "exercises/ is generated from solutions/", [&] { return check_sync(cx); });
   for (const exercise& e : m.exercises)
+    if (e.is_code())
+      add("hints:" + e.id,
+          fmt::format("every blank of {} has hints, and every hint names a blank of it", e.file),
+          [&cx, &e] { return check_hints(cx, e); });
+  for (const exercise& e : m.exercises)
     if (e.kind == "answers")
       add("key:" + e.id, fmt::format("answer key {} matches the manifest's points", e.key),
           [&cx, &e] { return check_key_points(cx, e); });
@@ -420,7 +433,7 @@ std::vector<named_check> all_checks(check_context& cx) {
     add("untouched:" + u.id,
         fmt::format("untouched exercises earn 0 code points and FAIL in {}", u.id),
         [&cx, &u] { return check_untouched(cx, u); });
-  add("blanks", "the untouched code files report their unfilled blanks by name",
+  add("blanks", "the report counts each untouched code file's blanks and names the next one",
       [&] { return check_blanks(cx); });
   for (const unit& u : m.units)
     add("solutions:" + u.id, fmt::format("solutions score full marks in {}", u.id),

@@ -128,8 +128,8 @@ gpu_section grade_gpu(const course& c, const manifest& m, const grade_request& r
   // Beside the emulator's tree (--build-dir moves both); nvcc builds take longer.
   const fs::path dir = tree_of(c, m, req).string() + "-gpu";
   grading_tree tree(c, m, dir,
-                    {"-DCOURSE_CUDA=ON", "-DCMAKE_CUDA_ARCHITECTURES=" + g.arch,
-                     "-DCMAKE_CUDA_COMPILER=" + nvcc});
+                    tree_options{{"-DCOURSE_CUDA=ON", "-DCMAKE_CUDA_ARCHITECTURES=" + g.arch,
+                                  "-DCMAKE_CUDA_COMPILER=" + nvcc}});
   const build_result built =
       tree.build(files, std::max<std::chrono::seconds>(req.build_timeout, std::chrono::minutes(10)),
                  {bench, bench_solution});
@@ -237,6 +237,10 @@ gpu_section grade_gpu(const course& c, const manifest& m, const grade_request& r
   if (built.extras.count(bench_solution) && built.extras.at(bench_solution)) {
     std::string e2;
     theirs = bench_lines(dir / "bin" / bench_solution, &e2);
+  } else if (!fs::exists(c.solutions_dir(m.lesson))) {
+    g.messages.push_back(tr(l, "与参考解的计时比较：学生版中不提供（没有参考解）。",
+                            "Timings against the reference solution: not available in a student "
+                            "release (it has no solutions)."));
   }
   for (const auto& j : mine) {
     if (!j.contains("kernel") || !j.contains("baseline")) continue;  // baselines and headers

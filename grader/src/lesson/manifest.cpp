@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cstdint>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -13,7 +14,8 @@
 #include "grader/base/files.hpp"
 
 namespace fs = std::filesystem;
-using nlohmann::json;
+// Ordered, so the hints of an exercise's blanks keep the order the manifest gives them.
+using json = nlohmann::ordered_json;
 
 namespace grader {
 namespace {
@@ -41,26 +43,16 @@ double get_number(const json& j, const char* name, const fs::path& file, const s
   return v.get<double>();
 }
 
-text get_text(const json& j, const char* name, const fs::path& file, const std::string& where) {
-  const json& v = field(j, name, file, where);
+// `v` as a text; `where` names it ("manifest.title") in the error.
+text to_text(const json& v, const fs::path& file, const std::string& where) {
   auto is_text = [&](const char* l) { return v.contains(l) && v[l].is_string(); };
   if (!v.is_object() || !is_text("zh") || !is_text("en") || v.size() != 2)
-    bad(file,
-        fmt::format("{}.{} must have \"zh\" and \"en\" strings and nothing else", where, name));
+    bad(file, fmt::format("{} must have \"zh\" and \"en\" strings and nothing else", where));
   return text{v.at("zh").get<std::string>(), v.at("en").get<std::string>()};
 }
 
-std::vector<std::string> get_strings(const json& j, const char* name, const fs::path& file,
-                                     const std::string& where) {
-  if (!j.contains(name)) return {};
-  const json& v = j.at(name);
-  if (!v.is_array()) bad(file, fmt::format("{}.{} must be a list of strings", where, name));
-  std::vector<std::string> out;
-  for (const json& x : v) {
-    if (!x.is_string()) bad(file, fmt::format("{}.{} must be a list of strings", where, name));
-    out.push_back(x.get<std::string>());
-  }
-  return out;
+text get_text(const json& j, const char* name, const fs::path& file, const std::string& where) {
+  return to_text(field(j, name, file, where), file, fmt::format("{}.{}", where, name));
 }
 
 // Every key of `j` must be one of `known`: a misspelt key is an error, not ignored.
@@ -84,9 +76,121 @@ text optional_text(const json& j, const char* name, const fs::path& file,
   return get_text(j, name, file, where);
 }
 
+// A hint level (1..3) in `j[name]`, or `fallback` when `j` has none.
+template <class Json>
+int hint_level(const Json& j, const char* name, int fallback, const std::string& where) {
+  if (!j.is_object() || !j.contains(name)) return fallback;
+  const auto& v = j.at(name);
+  if (!v.is_number_integer() || v.template get<long>() < 1 ||
+      v.template get<long>() > max_hint_level)
+    throw input_error(fmt::format("{}.{} must be a hint level, 1 to {} (got {})", where, name,
+                                  max_hint_level, v.dump()));
+  return v.template get<int>();
+}
+
+int get_hint_level(const json& j, const char* name, int fallback, const fs::path& file,
+                   const std::string& where) {
+  try {
+    return hint_level(j, name, fallback, where);
+  } catch (const input_error& e) {
+    bad(file, e.what());
+  }
+}
+
+hint_ladder get_ladder(const json& j, const fs::path& file, const std::string& where) {
+  only_keys(j, {"levels", "release_level"}, file, where);
+  const json& levels = field(j, "levels", file, where);
+  if (!levels.is_array() || levels.empty() || levels.size() > max_hint_level)
+    bad(file, fmt::format("{}.levels must be a list of 1 to {} hints, level 1 first", where,
+                          max_hint_level));
+  hint_ladder h;
+  for (size_t i = 0; i < levels.size(); ++i)
+    h.levels.push_back(to_text(levels[i], file, fmt::format("{}.levels[{}]", where, i)));
+  h.release_level = get_hint_level(j, "release_level", 0, file, where);
+  return h;
+}
+
+bool is_identifier(const std::string& s) {
+  if (s.empty() || std::isdigit(static_cast<unsigned char>(s[0]))) return false;
+  return std::all_of(s.begin(), s.end(),
+                     [](unsigned char c) { return std::isalnum(c) || c == '_'; });
+}
+
+exercise_hints get_hints(const json& h, const exercise& ex, const fs::path& file,
+                         const std::string& where) {
+  if (h.is_object() && (h.contains("zh") || h.contains("en")))
+    bad(file, where +
+                  " is a flat list per language, the old format: hints now come per blank, "
+                  "in levels ({\"blanks\": {\"<blank>\": {\"levels\": [{\"zh\", \"en\"}, …]}}}, "
+                  "docs/manifest.schema.json)");
+  only_keys(h, {"release_level", "general", "blanks"}, file, where);
+  exercise_hints out;
+  out.release_level = get_hint_level(h, "release_level", 0, file, where);
+  if (h.contains("general")) out.general = get_ladder(h["general"], file, where + ".general");
+  if (h.contains("blanks")) {
+    const json& blanks = h["blanks"];
+    if (!blanks.is_object())
+      bad(file, where + ".blanks must map each BLANK(name) of the exercise to its hints");
+    if (!ex.is_code() && !blanks.empty())
+      bad(file, where + ".blanks: an answers file has no BLANK(name)s; give it general hints");
+    for (const auto& [name, ladder] : blanks.items()) {
+      if (!is_identifier(name))
+        bad(file,
+            fmt::format("{}.blanks: \"{}\" is not a BLANK(name) (a C++ identifier)", where, name));
+      out.blanks.emplace_back(name,
+                              get_ladder(ladder, file, fmt::format("{}.blanks.{}", where, name)));
+    }
+  }
+  return out;
+}
+
 course find_course_root(const fs::path& hint, const fs::path& start);
 
 }  // namespace
+
+const hint_ladder* exercise_hints::find(const std::string& blank) const {
+  for (const auto& [name, ladder] : blanks)
+    if (name == blank) return &ladder;
+  return nullptr;
+}
+
+int manifest::release_level(const exercise& e, const hint_ladder& h) const {
+  if (h.release_level) return h.release_level;
+  return e.hints.release_level ? e.hints.release_level : hint_release_level;
+}
+
+std::string hint_name(const manifest& m, const exercise& e, const std::string& blank) {
+  if (!e.hints.find(blank)) return {};
+  for (const exercise& other : m.exercises)
+    if (other.id != e.id && other.hints.find(blank)) return e.id + ":" + blank;
+  return blank;
+}
+
+nlohmann::json manifest_for_release(const nlohmann::json& manifest_json) {
+  nlohmann::json out = manifest_json;
+  const int lesson_level =
+      hint_level(out, "hint_release_level", default_hint_release_level, "manifest");
+  if (!out.contains("exercises") || !out["exercises"].is_array()) return out;
+  for (nlohmann::json& e : out["exercises"]) {
+    if (!e.is_object() || !e.contains("hints") || !e["hints"].is_object()) continue;
+    nlohmann::json& h = e["hints"];
+    const std::string where = "exercise " + e.value("id", std::string("?")) + ".hints";
+    const int exercise_level = hint_level(h, "release_level", lesson_level, where);
+    auto cut = [&](nlohmann::json& ladder, const std::string& at) {
+      const auto keep =
+          static_cast<size_t>(hint_level(ladder, "release_level", exercise_level, at));
+      if (!ladder.is_object() || !ladder.contains("levels")) return;
+      nlohmann::json& levels = ladder["levels"];
+      if (levels.is_array() && levels.size() > keep)
+        levels.erase(levels.begin() + static_cast<std::ptrdiff_t>(keep), levels.end());
+    };
+    if (h.contains("general")) cut(h["general"], where + ".general");
+    if (h.contains("blanks") && h["blanks"].is_object())
+      for (auto it = h["blanks"].begin(); it != h["blanks"].end(); ++it)
+        cut(it.value(), where + ".blanks." + it.key());
+  }
+  return out;
+}
 
 const exercise* manifest::find_exercise(const std::string& id) const {
   for (const auto& e : exercises)
@@ -160,7 +264,8 @@ manifest load_manifest(const course& c, const std::string& lesson) {
     bad(file, fmt::format("not valid JSON: {}", e.what()));
   }
 
-  only_keys(j, {"schema", "lesson", "title", "notes", "exercises", "units"}, file, "manifest");
+  only_keys(j, {"schema", "lesson", "title", "notes", "hint_release_level", "exercises", "units"},
+            file, "manifest");
   if (!j.contains("schema") || !j["schema"].is_number_integer() ||
       j["schema"].get<int>() != manifest_schema_version)
     bad(file,
@@ -172,23 +277,27 @@ manifest load_manifest(const course& c, const std::string& lesson) {
   if (m.lesson != lesson)
     bad(file, fmt::format("\"lesson\" is \"{}\" but the folder is {}", m.lesson, lesson));
   m.title = get_text(j, "title", file, "manifest");
+  m.hint_release_level =
+      get_hint_level(j, "hint_release_level", default_hint_release_level, file, "manifest");
 
   for (const json& e : field(j, "exercises", file, "manifest")) {
     exercise ex;
     ex.id = get_string(e, "id", file, "exercise");
     const std::string where = "exercise " + ex.id;
-    only_keys(e, {"id", "file", "kind", "key", "title", "hints"}, file, where);
+    only_keys(e, {"id", "file", "kind", "key", "title", "hints", "outside_blanks"}, file, where);
     ex.file = get_string(e, "file", file, where);
     ex.kind = get_string(e, "kind", file, where);
     if (ex.kind != "cpp" && ex.kind != "cu" && ex.kind != "answers")
       bad(file, fmt::format("{}: kind \"{}\" is not cpp, cu or answers", where, ex.kind));
     if (ex.kind == "answers") ex.key = get_string(e, "key", file, where);
     ex.title = get_text(e, "title", file, where);
-    if (e.contains("hints")) {
-      if (!e["hints"].is_object()) bad(file, where + ".hints must have zh and en lists");
-      only_keys(e["hints"], {"zh", "en"}, file, where + ".hints");
-      ex.hints_zh = get_strings(e["hints"], "zh", file, where + ".hints");
-      ex.hints_en = get_strings(e["hints"], "en", file, where + ".hints");
+    if (e.contains("hints")) ex.hints = get_hints(e["hints"], ex, file, where + ".hints");
+    if (e.contains("outside_blanks")) {
+      const std::string policy = get_string(e, "outside_blanks", file, where);
+      if (policy != "flag" && policy != "fail")
+        bad(file, fmt::format("{}: outside_blanks \"{}\" is not flag or fail", where, policy));
+      if (!ex.is_code()) bad(file, fmt::format("{}: outside_blanks is for code exercises", where));
+      ex.outside_blanks_fail = policy == "fail";
     }
     if (m.find_exercise(ex.id)) bad(file, fmt::format("exercise id {} appears twice", ex.id));
     m.exercises.push_back(std::move(ex));

@@ -7,10 +7,12 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <regex>
 
 #include "grader/base/error.hpp"
 #include "grader/base/files.hpp"
+#include "grader/base/sandbox.hpp"
 #include "grader/base/subprocess.hpp"
 
 namespace fs = std::filesystem;
@@ -26,7 +28,28 @@ std::string first_error_line(const std::string& output) {
   return output.substr(0, output.find('\n'));
 }
 
+// Compiler output shown for one file: enough to fix the first errors, never a flood.
+std::string capped(std::string text) {
+  constexpr size_t kMaxLines = 60, kMaxBytes = 16 << 10;
+  size_t lines = 0, at = 0;
+  while (at < text.size() && lines < kMaxLines && at < kMaxBytes) {
+    const size_t nl = text.find('\n', at);
+    at = nl == std::string::npos ? text.size() : nl + 1;
+    ++lines;
+  }
+  if (at >= text.size()) return text;
+  const size_t rest = static_cast<size_t>(std::count(text.begin() + at, text.end(), '\n'));
+  text.resize(at);
+  return text + fmt::format("... ({} more lines)\n", rest);
+}
+
 }  // namespace
+
+bool has_remote_tests(const course& c, const manifest& m, const exercise& e) {
+  std::error_code ec;
+  return e.is_code() &&
+         fs::is_regular_file(c.lesson_dir(m.lesson) / "tests" / ("remote_" + e.id + ".cpp"), ec);
+}
 
 std::string student_diagnostics(const std::string& output,
                                 const std::map<std::string, fs::path>& student_files) {
@@ -64,9 +87,8 @@ std::string student_diagnostics(const std::string& output,
   return shown.empty() ? fallback : shown;
 }
 
-grading_tree::grading_tree(const course& c, const manifest& m, fs::path dir,
-                           std::vector<std::string> cmake_args)
-    : course_(c), manifest_(m), dir_(std::move(dir)), cmake_args_(std::move(cmake_args)) {
+grading_tree::grading_tree(const course& c, const manifest& m, fs::path dir, tree_options options)
+    : course_(c), manifest_(m), dir_(fs::absolute(dir)), options_(std::move(options)) {
   std::error_code ec;
   fs::create_directories(dir_ / "submission", ec);
   if (ec)
@@ -105,19 +127,15 @@ build_result grading_tree::build(const std::map<std::string, fs::path>& files,
       write_if_changed(dir_ / "submission" / e.file, "// Not part of this grade.\n");
     }
   }
-  for (const auto& [name, path] : code) {
-    if (path.string().find('"') != std::string::npos)
-      throw cannot_grade(
-          fmt::format("cannot compile a file whose path holds a quote: {}", path.string()));
-    write_if_changed(
-        dir_ / "submission" / name,
-        fmt::format(
-            "// Written by the grader: compiles the submission's own file.\n#include \"{}\"\n",
-            fs::absolute(path).lexically_normal().string()));
-  }
+  // The student's files are copied in, never referred to: the compiler (confined or
+  // not) reads only the tree, and an unchanged file keeps its time stamp, so a re-grade
+  // recompiles only what changed.
+  for (const auto& [name, path] : code)
+    write_if_changed(dir_ / "submission" / name, read_text(path));
 
   run_options opts;
   opts.timeout = timeout;
+  opts.max_memory = 6ull << 30;  // the whole build: two compilers at once, linkers, ninja
   std::vector<std::string> cmd = {"cmake",
                                   "-S",
                                   course_.root.string(),
@@ -126,11 +144,19 @@ build_result grading_tree::build(const std::map<std::string, fs::path>& files,
                                   "-DCOURSE_GRADING_LESSON=" + manifest_.lesson,
                                   "-DCMAKE_BUILD_TYPE=Release"};
   if (ninja) cmd.insert(cmd.end(), {"-G", "Ninja"});
-  cmd.insert(cmd.end(), cmake_args_.begin(), cmake_args_.end());
+  if (options_.marking) cmd.push_back("-DCOURSE_MARKING=ON");
+  cmd.insert(cmd.end(), options_.cmake_args.begin(), options_.cmake_args.end());
   // The tree remembers what it was configured for (course root, lesson, options): a
   // tree set up for another checkout or lesson is configured afresh, never reused.
   std::string stamp;
   for (const auto& arg : cmd) stamp += arg + "\n";
+  // CMake looks for the hidden tests at configure time only (the confined build must
+  // never re-configure without them), so a change there re-configures here.
+  std::error_code hidden_ec;
+  if (options_.marking)
+    for (const auto& f : fs::directory_iterator(
+             course_.solutions_dir(manifest_.lesson) / "hidden_tests", hidden_ec))
+      stamp += "hidden " + f.path().filename().string() + "\n";
   const fs::path stamp_file = dir_ / "grader-configured-for.txt";
   std::error_code ec;
   const bool same = fs::exists(stamp_file, ec) && read_text(stamp_file) == stamp;
@@ -153,7 +179,17 @@ build_result grading_tree::build(const std::map<std::string, fs::path>& files,
   // one exercise's compile hangs the combined run, the others still get built and
   // judged on their own (the hanging one times out again).
   const auto at_least = std::min<std::chrono::milliseconds>(timeout, std::chrono::seconds(20));
-  auto build_targets = [&](const std::vector<std::string>& targets) {
+  // Compiles of student code run confined: the course's build inputs read-only, the tree
+  // writable, no solutions/, answer keys, hidden tests, $HOME or other students' trees.
+  confinement compiler;
+  for (const char* p : {"CMakeLists.txt", "cmake", "grader", "lessons"})
+    compiler.read_only.push_back(course_.root / p);
+  compiler.writable = {dir_};
+  compiler.cwd = dir_;
+  compiler.file_bytes = 1ull << 30;
+  compiler.tmp_bytes = 512ull << 20;
+  compiler.open_files = 1024;
+  auto build_targets = [&](const std::vector<std::string>& targets, bool trusted = false) {
     const auto left = std::max(std::chrono::duration_cast<std::chrono::milliseconds>(
                                    deadline - std::chrono::steady_clock::now()),
                                targets.size() == 1 ? at_least : std::chrono::milliseconds(0));
@@ -169,43 +205,75 @@ build_result grading_tree::build(const std::map<std::string, fs::path>& files,
               : std::vector<std::string>{"cmake", "--build", dir_.string(), "--target"};
     cmd.insert(cmd.end(), targets.begin(), targets.end());
     if (!ninja) cmd.insert(cmd.end(), {"--", "-k"});
+    if (options_.confined && !trusted) {
+      std::vector<std::string> boxed = bwrap_command(compiler);
+      boxed.insert(boxed.end(), cmd.begin(), cmd.end());
+      return run_process(boxed, o);
+    }
     return run_process(cmd, o);
   };
 
-  // All targets in one run first; only when it fails, one run per target, whose
-  // exit status alone is that target's verdict (never the tool's chatter).
+  // Marking mode: the judges (tests, references and hidden tests; no student code) are
+  // built first, outside the sandbox, which would hide the hidden tests from them.
+  auto remote = [&](const exercise& e) {
+    return options_.marking && has_remote_tests(course_, manifest_, e);
+  };
+  auto target_of = [&](const exercise& e) {
+    return manifest_.lesson + "_" + e.id + (remote(e) ? "_compute" : "_tests");
+  };
+  std::vector<std::string> judges;
+  for (const exercise& e : manifest_.exercises)
+    if (code.count(e.file) && remote(e)) judges.push_back(manifest_.lesson + "_" + e.id + "_judge");
+  const bool judges_built = judges.empty() || build_targets(judges, true).ok();
+  if (!judges_built)
+    throw cannot_grade("the marking tests (judges) do not build: the course itself is broken");
+
+  // All targets in one run first; only when it fails, one run per target, whose exit
+  // status alone is that target's verdict (never the tool's chatter).
   std::vector<std::string> targets;
   for (const exercise& e : manifest_.exercises)
-    if (code.count(e.file)) targets.push_back(manifest_.lesson + "_" + e.id + "_tests");
+    if (code.count(e.file)) targets.push_back(target_of(e));
   const bool all_built = !targets.empty() && build_targets(targets).ok();
 
   build_result out;
   for (const exercise& e : manifest_.exercises) {
     if (!code.count(e.file)) continue;
-    const std::string target = manifest_.lesson + "_" + e.id + "_tests";
+    const std::string target = target_of(e);
     exercise_build& b = out.exercises[e.id];
     b.exercise = e.id;
     b.file = e.file;
-    b.tests_binary = dir_ / "bin" / target;
-    if (all_built && fs::exists(b.tests_binary)) {
+    b.tests_binary = dir_ / "bin" / (manifest_.lesson + "_" + e.id + "_tests");
+    if (remote(e)) {
+      b.tests_binary = dir_ / "bin" / (manifest_.lesson + "_" + e.id + "_judge");
+      b.compute_binary = dir_ / "bin" / target;
+    }
+    const fs::path product = dir_ / "bin" / target;
+    if (all_built && fs::exists(product)) {
       b.ok = true;
       continue;
     }
     const run_result r = build_targets({target});
-    b.ok = r.ok() && fs::exists(b.tests_binary);
+    b.ok = r.ok() && fs::exists(product);
     if (b.ok) continue;
     if (r.timed_out) {
       b.timed_out = true;
       b.diagnostics = fmt::format("the build {}", r.describe());
       continue;
     }
+    if (r.output_exceeded || r.memory_exceeded) {
+      b.diagnostics = fmt::format("the compiler stopped at a limit ({})", r.describe());
+      continue;
+    }
+    // The compiler saw the copy in the tree; the student is shown their own file's name.
+    const fs::path compiled = dir_ / "submission" / e.file;
     const fs::path student = fs::absolute(code.at(e.file)).lexically_normal();
-    b.diagnostics = student_diagnostics(r.output, {{e.file, student}});
+    b.diagnostics = student_diagnostics(r.output, {{e.file, compiled}});
     // Nothing about the student's own file: a link error, say. Show the error lines.
-    if (b.diagnostics.empty() || b.diagnostics.find(display_path(student)) == std::string::npos) {
+    if (b.diagnostics.empty() || b.diagnostics.find(display_path(compiled)) == std::string::npos) {
       const std::string general = student_diagnostics(r.output, {});
       b.diagnostics = general.empty() ? first_error_line(r.output) : general;
     }
+    b.diagnostics = capped(replaced(b.diagnostics, display_path(compiled), display_path(student)));
   }
   for (const std::string& t : extra_targets)
     out.extras[t] = build_targets({t}).ok() && fs::exists(dir_ / "bin" / t);

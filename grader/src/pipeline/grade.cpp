@@ -1,6 +1,10 @@
 // The grading pipeline, stage by stage (see grade.hpp).
 #include "grader/pipeline/grade.hpp"
 
+#include <fmt/format.h>
+
+#include <nlohmann/json.hpp>
+#include <algorithm>
 #include <optional>
 #include <thread>
 
@@ -16,16 +20,61 @@ namespace fs = std::filesystem;
 namespace grader {
 namespace {
 
+// The answers form a student release wrote for one answers exercise (RELEASE.json).
+std::vector<part_form> release_form(const course& c, const manifest& m, const exercise& e) {
+  const fs::path file = c.release_file();
+  const auto j = nlohmann::json::parse(read_text(file), nullptr, false);
+  const std::string where = display_path(file);
+  if (j.is_discarded() || !j.is_object())
+    throw cannot_grade(where + ": not a JSON object (regenerate the release)");
+  const auto forms = j.find("answer_forms");
+  if (j.value("lesson", "") != m.lesson || forms == j.end() || !forms->is_object() ||
+      !forms->contains(e.id))
+    throw cannot_grade(fmt::format("{}: no answer form for {} of {} (regenerate the release)",
+                                   where, e.id, m.lesson));
+  try {
+    return form_from_json(forms->at(e.id), where);
+  } catch (const input_error& err) {
+    throw cannot_grade(err.what());
+  }
+}
+
 // Each answers file graded against its key (the key is the course's, never the
-// submission's).
+// submission's). A student release has no key: there the file is only checked for being
+// complete, and graded at submission; anywhere else a missing key stops the grade.
 std::map<std::string, answers_result> grade_answer_files(const course& c, const manifest& m,
                                                          const resolved& what, lang l) {
   std::map<std::string, answers_result> out;
-  for (const source_file& f : what.files)
-    if (f.ex->kind == "answers")
-      out[f.ex->id] =
-          grade_answers_file(f.path, load_answer_key(c.solutions_dir(m.lesson) / f.ex->key), l);
+  for (const source_file& f : what.files) {
+    if (f.ex->kind != "answers") continue;
+    const fs::path key = c.solutions_dir(m.lesson) / f.ex->key;
+    if (c.is_student_release() && !fs::exists(key))
+      out[f.ex->id] = check_answers_form(f.path, release_form(c, m, *f.ex), l);
+    else
+      out[f.ex->id] = grade_answers_file(f.path, load_answer_key(key), l);
+  }
   return out;
+}
+
+// The manifest forbids edits outside this exercise's blanks: its items score nothing.
+void fail_items_of(const manifest& m, const exercise& e, report& rep) {
+  for (unit_report& u : rep.units) {
+    for (item_result& it : u.items) {
+      const auto owner = std::find_if(m.units.begin(), m.units.end(),
+                                      [&](const unit& mu) { return mu.id == u.id; });
+      if (owner == m.units.end()) continue;
+      for (const item& mi : owner->items)
+        if (mi.id == it.id && mi.exercise == e.id) {
+          it.points = it.auto_points = 0;
+          it.status = item_status::fail;
+          it.feedback = trf(rep.language, "{} 在空以外有改动，本课不允许（见上方列表）",
+                            "{} was edited outside its blanks, which this lesson does not allow "
+                            "(see the list above)",
+                            e.file);
+        }
+    }
+    u.finish();
+  }
 }
 
 run_settings settings_of(const grade_request& req, const fs::path& tree) {
@@ -33,7 +82,7 @@ run_settings settings_of(const grade_request& req, const fs::path& tree) {
   s.seed = req.seed;
   s.limits.timeout = req.test_timeout;
   s.parallel = std::max(2u, std::thread::hardware_concurrency());
-  s.fresh = req.fresh;
+  s.fresh = req.fresh || req.marking;
   s.cache_seed = req.seed;  // results drawn with another seed are never reused
   s.cache_dir = tree / "bin" / "runs";
   return s;
@@ -42,10 +91,14 @@ run_settings settings_of(const grade_request& req, const fs::path& tree) {
 }  // namespace
 
 fs::path tree_of(const course& c, const manifest& m, const grade_request& req) {
-  return req.tree.empty() ? c.grading_tree(m.lesson) : req.tree;
+  const fs::path tree = req.tree.empty() ? c.grading_tree(m.lesson) : req.tree;
+  return req.marking ? fs::path(tree.string() + "-mark") : tree;
 }
 
-report grade(const course& c, const manifest& m, const grade_request& req, runner& tests) {
+namespace {
+
+report grade_with(const course& c, const manifest& m, const grade_request& req, runner& tests,
+                  bool confined) {
   // 1. resolve: the units, and the files they need.
   const resolved what = resolve(m, req.files, req.unit);
 
@@ -54,7 +107,8 @@ report grade(const course& c, const manifest& m, const grade_request& req, runne
   std::optional<grading_tree> tree;
   build_result built;
   if (what.needs_build()) {
-    tree.emplace(c, m, tree_of(c, m, req));
+    tree.emplace(c, m, tree_of(c, m, req),
+                 tree_options{{}, req.marking, confined && req.confine_build});
     built = tree->build(what.paths(), req.build_timeout);
   }
 
@@ -75,11 +129,21 @@ report grade(const course& c, const manifest& m, const grade_request& req, runne
     if (!std::filesystem::is_regular_file(given, ec) ||
         std::filesystem::equivalent(given, f.path, ec))
       continue;
-    for (outside_change& change : changes_outside_blanks(read_text(given), read_text(f.path)))
-      rep.outside_blanks.push_back({f.ex->file, std::move(change)});
+    const auto changes = changes_outside_blanks(read_text(given), read_text(f.path));
+    for (const outside_change& change : changes) rep.outside_blanks.push_back({f.ex->file, change});
+    if (!changes.empty() && f.ex->outside_blanks_fail) fail_items_of(m, *f.ex, rep);
   }
   rep.isolation = tests.isolation();
+  rep.mode = req.marking ? "marking" : "practice";
+  for (const auto& [id, b] : built.exercises)
+    if (b.ok && !b.compute_binary.empty()) rep.judged_apart.push_back(b.file);
   return rep;
+}
+
+}  // namespace
+
+report grade(const course& c, const manifest& m, const grade_request& req, runner& tests) {
+  return grade_with(c, m, req, tests, false);
 }
 
 report grade(const course& c, const manifest& m, const grade_request& req) {
@@ -88,11 +152,11 @@ report grade(const course& c, const manifest& m, const grade_request& req) {
       req.sandbox == "off" ? "turned off (--sandbox off)" : sandbox_runner::unavailable_reason();
   if (why.empty()) {
     sandbox_runner tests(scratch);
-    return grade(c, m, req, tests);
+    return grade_with(c, m, req, tests, true);
   }
   if (req.sandbox == "on") throw cannot_grade("--sandbox on, but " + why);
   process_runner tests(scratch);
-  report r = grade(c, m, req, tests);
+  report r = grade_with(c, m, req, tests, false);
   r.isolation = "none: " + why;
   return r;
 }

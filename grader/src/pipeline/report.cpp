@@ -33,6 +33,8 @@ const char* to_string(item_status s) {
       return "fail";
     case item_status::error:
       return "error";
+    case item_status::at_submission:
+      return "at_submission";
   }
   return "error";
 }
@@ -74,17 +76,28 @@ void unit_report::add_veto(const std::string& id, const std::string& veto_title,
 void unit_report::finish() {
   score = 0;
   provisional = false;
+  at_submission_points = 0;
+  bool all_here_passed = true;  // every item graded here full marks, every question answered
   for (auto& it : items) {
     it.points = round_points(it.points);
     it.auto_points = round_points(it.auto_points);
     score += it.points;
     provisional |= it.needs_review;
+    if (it.at_submission) at_submission_points += it.max_points;
+    all_here_passed &=
+        it.status == (it.at_submission ? item_status::at_submission : item_status::pass);
   }
   score = round_points(score);
   bool vetoed = false;
   for (const auto& v : vetoes) {
     vetoed |= v.applies();
     provisional |= v.provisional && v.review.empty();
+  }
+  // Points graded at submission cannot be judged against the pass line here.
+  if (at_submission_points > 0) {
+    provisional = true;
+    passed = all_here_passed && !vetoed;
+    return;
   }
   passed = score >= pass_line - 1e-9 && !vetoed;
 }

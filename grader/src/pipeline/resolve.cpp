@@ -3,6 +3,13 @@
 
 #include <fmt/format.h>
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <set>
 
 #include "grader/base/error.hpp"
@@ -93,6 +100,81 @@ std::map<std::string, fs::path> submission_files(const manifest& m, const fs::pa
     files[e.file] = fs::absolute(p).lexically_normal();
   }
   return files;
+}
+
+std::string printable_name(const std::string& name) {
+  std::string out;
+  const std::string_view s(name);
+  for (size_t i = 0; i < s.size();) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    size_t len = c < 0x80 ? 1 : (c >> 5) == 6 ? 2 : (c >> 4) == 14 ? 3 : (c >> 3) == 30 ? 4 : 0;
+    bool valid = len > 0 && i + len <= s.size() && c >= 0x20 && c != 0x7f;
+    for (size_t k = 1; valid && k < len; ++k)
+      valid = (static_cast<unsigned char>(s[i + k]) & 0xc0) == 0x80;
+    if (valid) {
+      out.append(s.substr(i, len));
+      i += len;
+    } else {
+      out += fmt::format("\\x{:02x}", c);
+      ++i;
+    }
+  }
+  return out;
+}
+
+staged_submission stage_submission(const manifest& m, const fs::path& dir, const fs::path& into,
+                                   const std::string& unit_id) {
+  constexpr off_t kMaxBytes = 1 << 20;
+  require_unit(m, unit_id);
+  struct stat dst {};
+  if (lstat(dir.c_str(), &dst) != 0 || !S_ISDIR(dst.st_mode))
+    throw cannot_grade(fmt::format("no such folder: {}", display_path(dir)));
+  const auto used = exercises_of(m, unit_id);
+  staged_submission out;
+  std::set<std::string> named;
+  for (const exercise& e : m.exercises) {
+    named.insert(e.file);
+    if (!used.count(e.id)) continue;
+    const fs::path p = dir / e.file;
+    const std::string shown = display_path(p);
+    // O_NOFOLLOW and O_NONBLOCK: a link or a FIFO is refused, never followed or waited on.
+    const int fd = open(p.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    struct stat st {};
+    if (fd < 0) {
+      const int err = errno;
+      struct stat lst {};
+      if (lstat(p.c_str(), &lst) == 0 && S_ISLNK(lst.st_mode))
+        throw cannot_grade(fmt::format("{} is a symbolic link: submit the file itself", shown));
+      throw cannot_grade(err == ENOENT ? fmt::format("missing file {}", shown)
+                                       : fmt::format("cannot read {}: {}", shown, strerror(err)));
+    }
+    const bool regular = fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
+    if (!regular || st.st_size > kMaxBytes) {
+      close(fd);
+      throw cannot_grade(regular ? fmt::format("{} is {} bytes; an exercise file may hold at most "
+                                               "1 MiB",
+                                               shown, st.st_size)
+                                 : fmt::format("{} is not a regular file", shown));
+    }
+    std::string text;
+    char buf[65536];
+    for (ssize_t n;
+         (n = read(fd, buf, sizeof buf)) > 0 && text.size() <= static_cast<size_t>(kMaxBytes);)
+      text.append(buf, static_cast<size_t>(n));
+    close(fd);
+    if (text.size() > static_cast<size_t>(kMaxBytes))
+      throw cannot_grade(fmt::format("{} grew past 1 MiB while being read", shown));
+    const fs::path copy = into / e.file;
+    write_if_changed(copy, text);
+    out.files[e.file] = copy;
+  }
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(dir, ec)) {
+    const std::string name = entry.path().filename().string();
+    if (!named.count(name)) out.ignored.push_back(printable_name(name));
+  }
+  std::sort(out.ignored.begin(), out.ignored.end());
+  return out;
 }
 
 }  // namespace grader

@@ -10,6 +10,16 @@
 
 namespace grader {
 namespace protocol = ::course::protocol;
+namespace {
+
+// A split exercise's results depend on both binaries; the judge alone never changes
+// with the student's code.
+std::string fingerprint_of(const exercise_build& b) {
+  const std::string judge = binary_fingerprint(b.tests_binary);
+  return b.compute_binary.empty() ? judge : judge + "+" + binary_fingerprint(b.compute_binary);
+}
+
+}  // namespace
 
 test_runs run_tests(runner& r, const resolved& what, const build_result& built,
                     const run_settings& s) {
@@ -24,9 +34,9 @@ test_runs run_tests(runner& r, const resolved& what, const build_result& built,
     auto add = [&](const std::string& tag, bool always) {
       const auto it = available.find(tag);
       if (it != available.end())
-        mine.push_back({f.ex->id, b.tests_binary, tag, it->second});
+        mine.push_back({f.ex->id, b.tests_binary, tag, it->second, {}, b.compute_binary});
       else if (always)  // an item with no tests in its binary still gets a (failing) run
-        mine.push_back({f.ex->id, b.tests_binary, tag, 0});
+        mine.push_back({f.ex->id, b.tests_binary, tag, 0, {}, b.compute_binary});
     };
     for (const unit* u : what.units) {
       for (const item& it : u->items)
@@ -36,10 +46,10 @@ test_runs run_tests(runner& r, const resolved& what, const build_result& built,
     std::vector<std::string> tags;
     for (const auto& j : mine) tags.push_back(j.tag);
     unsigned cached_seed = 0;
-    auto cached = s.fresh ? std::map<std::string, tag_run>{}
-                          : load_cached_runs(s.cache_dir / (f.ex->id + ".cache.json"),
-                                             binary_fingerprint(b.tests_binary), s.limits.timeout,
-                                             tags, &cached_seed, s.cache_seed);
+    auto cached =
+        s.fresh ? std::map<std::string, tag_run>{}
+                : load_cached_runs(s.cache_dir / (f.ex->id + ".cache.json"), fingerprint_of(b),
+                                   s.limits.timeout, tags, &cached_seed, s.cache_seed);
     if (!cached.empty()) {
       for (auto& [tag, run] : cached) {
         run.exercise = f.ex->id;
@@ -64,8 +74,8 @@ test_runs run_tests(runner& r, const resolved& what, const build_result& built,
     if (timed_out)
       std::filesystem::remove(cache, ec);
     else
-      save_cached_runs(cache, binary_fingerprint(built.exercises.at(id).tests_binary), s.seed,
-                       s.limits.timeout, list);
+      save_cached_runs(cache, fingerprint_of(built.exercises.at(id)), s.seed, s.limits.timeout,
+                       list);
   }
   out.runs.insert(out.runs.end(), std::make_move_iterator(fresh.begin()),
                   std::make_move_iterator(fresh.end()));

@@ -77,14 +77,44 @@ std::string reviewed_note(lang l, double automatic) {
              "(set by an instructor's review; automatic: {:g})", round_points(automatic));
 }
 
+// A student release ships no key: the item is graded at submission, and here only
+// checked for every part answered in a form the key can grade.
+item_result score_at_submission(const item& it, const answers_result& a, lang l) {
+  item_result r{it.id, it.title.in(l), 0, it.points, item_status::at_submission,
+                {},    false,          0, false};
+  r.at_submission = true;
+  std::string blank, problems;
+  int parts = 0;
+  for (const part_grade& g : a.parts) {
+    if (g.item != it.id) continue;
+    ++parts;
+    if (g.blank)
+      blank += (blank.empty() ? "" : ", ") + g.id;
+    else if (!g.feedback.empty())
+      problems += (problems.empty() ? "" : "\n") + g.feedback;
+  }
+  if (blank.empty() && problems.empty()) {
+    r.feedback = trf(l, "提交时评分（{} 个小题都已作答）",
+                     "graded at submission (all {} parts answered)", parts);
+    return r;
+  }
+  r.status = item_status::fail;
+  if (!blank.empty()) r.feedback = trf(l, "还没有作答：{}", "still to answer: {}", blank);
+  if (!problems.empty()) r.feedback += (r.feedback.empty() ? "" : "\n") + problems;
+  r.feedback += std::string("\n") + tr(l, "（提交时评分）", "(graded at submission)");
+  return r;
+}
+
 item_result score_answers_item(const item& it, const answers_result& a, unit_report& ur,
                                const unit& u, const review& rev, lang l) {
   item_result r{it.id, it.title.in(l), 0, it.points, item_status::fail, {}, false, 0, false};
+  r.at_submission = a.at_submission;
   if (!a.error.empty()) {
     r.status = item_status::error;
     r.feedback = a.error;
     return r;
   }
+  if (a.at_submission) return score_at_submission(it, a, l);
   auto veto_title = [&](const std::string& id) {
     for (const veto& v : u.vetoes)
       if (v.id == id) return v.title.in(l);
@@ -269,15 +299,18 @@ report score_report(const manifest& m, const resolved& what, const build_result&
   rep.lesson = m.lesson;
   rep.title = m.title.in(l);
   rep.language = l;
+  // One blank at a time: the next to fill, and the command for its first hint.
   for (const source_file& f : what.files) {
     if (f.blanks.empty()) continue;
-    std::string list;
-    for (const auto& b : f.blanks)
-      list += fmt::format("{}{} ({} {})", list.empty() ? "" : ", ", b.name, tr(l, "行", "line"),
-                          b.line);
-    rep.messages.push_back(trf(l, "{}：还有 {} 个空没填：{}（提示：grader hint {}）",
-                               "{}: {} blank(s) still empty: {} (hints: grader hint {})",
-                               display_path(f.path), f.blanks.size(), list, m.lesson));
+    const blank& next = f.blanks.front();
+    const std::string name = hint_name(m, *f.ex, next.name);
+    const std::string hint = name.empty() ? std::string()
+                                          : trf(l, "，提示：grader hint {} {}",
+                                                ", hint: grader hint {} {}", m.lesson, name);
+    rep.messages.push_back(trf(l, "{0}：还有 {1} 个空没填；下一个：{2}（第 {3} 行）{5}",
+                               "{0}: {1} {4} still empty; next: {2} (line {3}){5}",
+                               display_path(f.path), f.blanks.size(), next.name, next.line,
+                               f.blanks.size() == 1 ? "blank" : "blanks", hint));
   }
   // Said once, so nobody takes a C++ pass for "no memory errors" where none were looked for.
   if (built.sanitizers.starts_with("off") &&

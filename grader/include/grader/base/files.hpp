@@ -20,11 +20,28 @@ void write_if_changed(const std::filesystem::path& p, const std::string& content
 // cannot_grade naming `p` when it cannot.
 void write_replacing(const std::filesystem::path& p, const std::string& content);
 
+// A new private folder (mode 0700) under the system's temporary folder, removed with
+// everything in it when the object goes. Throws cannot_grade when it cannot be made.
+class scratch_folder {
+ public:
+  scratch_folder();
+  ~scratch_folder();
+  scratch_folder(const scratch_folder&) = delete;
+  scratch_folder& operator=(const scratch_folder&) = delete;
+  const std::filesystem::path& path() const { return path_; }
+
+ private:
+  std::filesystem::path path_;
+};
+
 // How a path is shown to the user: relative to the current directory when inside it.
 std::string display_path(const std::filesystem::path& p);
 
 // Splits text into lines without their '\n' or '\r\n' (a final newline adds no empty line).
 std::vector<std::string_view> split_lines(std::string_view text);
+
+// `text` with every `from` replaced by `to`.
+std::string replaced(std::string text, const std::string& from, const std::string& to);
 
 // `s` without leading and trailing ASCII spaces, tabs, '\r' and '\n'.
 std::string_view trim_ascii(std::string_view s);

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <chrono>
+#include <cstdint>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -14,22 +15,32 @@ struct run_result {
   int exit_code = -1;   // valid when the child exited normally
   int term_signal = 0;  // the signal that ended it, or 0
   bool timed_out = false;
-  bool spawn_failed = false;  // the program could not be started (see output)
-  std::string output;         // stdout and stderr, interleaved, capped at max_output
+  bool spawn_failed = false;     // the program could not be started (see output)
+  bool output_exceeded = false;  // it wrote more than max_output: stopped there
+  bool memory_exceeded = false;  // its processes held more than max_memory: stopped
+  std::string output;            // stdout and stderr, interleaved, capped at max_output
   double seconds = 0;
 
-  bool ok() const { return !spawn_failed && !timed_out && term_signal == 0 && exit_code == 0; }
-  std::string describe() const;  // "exit code 2", "killed by SIGSEGV", "timed out"
+  bool ok() const {
+    return !spawn_failed && !timed_out && !output_exceeded && !memory_exceeded &&
+           term_signal == 0 && exit_code == 0;
+  }
+  // "exit code 2", "killed by SIGSEGV", "timed out after 10.0 s", "output limit: ..."
+  std::string describe() const;
 };
 
 struct run_options {
   std::filesystem::path cwd;  // empty: inherit
   std::chrono::milliseconds timeout{std::chrono::minutes(10)};
-  size_t max_output = 8u << 20;
+  size_t max_output = 8u << 20;  // more than this stops the process tree (output limit)
+  // Resident memory of the whole process tree, checked every 50 ms; 0: no limit.
+  // (Not RLIMIT_AS: AddressSanitizer and the emulator reserve far more than they use.)
+  std::uint64_t max_memory = 0;
   std::vector<std::string> env;  // extra NAME=value entries
 };
 
-// argv[0] is looked up on PATH. On timeout the child's whole process group is killed.
+// argv[0] is looked up on PATH. At a limit (time, output, memory) the child's whole
+// process tree is killed.
 run_result run_process(const std::vector<std::string>& argv, const run_options& options = {});
 
 // True when `program` is on PATH (or is a path to an executable file).

@@ -15,6 +15,7 @@
 
 #include <filesystem>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <set>
 #include <string>
 #include <string_view>
@@ -127,8 +128,26 @@ struct answers_result {
   std::vector<part_grade> parts;
   std::string error;  // "<file>:<line>: ..." when the file cannot be decoded
   std::string note;   // for the report, e.g. that the file was not UTF-8 but GB18030
+  // No key here (a student release): `parts` only say whether each part is answered in a
+  // readable form (blank, or feedback naming the problem); the points come at submission.
+  bool at_submission = false;
 };
 answers_result grade_answers_file(const std::filesystem::path& file, const answer_key& key, lang l);
+
+// A part as a student release knows it: the key without its answers (id, item, type and,
+// for a number, the unit the question names). The release writes these into RELEASE.json.
+struct part_form {
+  std::string id, item, type, unit;
+};
+std::vector<part_form> form_of(const answer_key& key);
+nlohmann::json to_json(const std::vector<part_form>& form);
+// Throws input_error (naming `where`) on anything but a list of parts with known types.
+std::vector<part_form> form_from_json(const nlohmann::json& j, const std::string& where);
+
+// Without the key: every part of `form` answered, and in a form the key could grade (a tick
+// in a choice, one tick in a single choice, a readable number, some text). Sets at_submission.
+answers_result check_answers_form(const std::filesystem::path& file,
+                                  const std::vector<part_form>& form, lang l);
 
 // The length of the "answer:" that starts `line` (any case, spaces before an ASCII or
 // full-width colon), or 0. The parser and the student-file generator share it, so what one

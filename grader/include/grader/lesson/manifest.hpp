@@ -4,7 +4,9 @@
 #pragma once
 
 #include <filesystem>
+#include <nlohmann/json.hpp>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "grader/base/i18n.hpp"
@@ -15,6 +17,28 @@ namespace grader {
 // docs/manifest.schema.json.
 inline constexpr int manifest_schema_version = 1;
 
+// Hints come in levels, so a student asks for as much help as they need: 1 the idea,
+// 2 the formula in the lesson's notation, 3 the shape of the code. A student release
+// keeps the levels up to a release level (the lesson's default, or the exercise's, or
+// the blank's own), so level 3 ships only where the instructor allows it.
+inline constexpr int max_hint_level = 3;
+inline constexpr int default_hint_release_level = 2;
+
+// One blank's hints, or an exercise's general ones: levels[0] is level 1.
+struct hint_ladder {
+  std::vector<text> levels;
+  int release_level = 0;  // the highest level a student release keeps; 0: the exercise's
+};
+
+struct exercise_hints {
+  int release_level = 0;                                    // 0: the lesson's hint_release_level
+  std::vector<std::pair<std::string, hint_ladder>> blanks;  // blank name -> hints, manifest order
+  hint_ladder general;  // about the exercise as a whole (e.g. the answers file's format)
+
+  const hint_ladder* find(const std::string& blank) const;
+  bool empty() const { return blanks.empty() && general.levels.empty(); }
+};
+
 struct exercise {
   std::string id;
   std::string file;  // name inside exercises/<lesson>/ and solutions/<lesson>/
@@ -22,7 +46,10 @@ struct exercise {
   bool is_code() const { return kind == "cpp" || kind == "cu"; }
   std::string key;  // answers only: the answer key's name inside solutions/<lesson>/
   text title;
-  std::vector<std::string> hints_zh, hints_en;
+  exercise_hints hints;
+  // Edits outside the blanks ("outside_blanks": "flag", the default, or "fail"): always
+  // listed in the report; with fail, the exercise's items score 0 when there are any.
+  bool outside_blanks_fail = false;
 };
 
 struct item {
@@ -51,12 +78,25 @@ struct unit {
 struct manifest {
   std::string lesson;
   text title;
+  int hint_release_level = default_hint_release_level;
   std::vector<exercise> exercises;
   std::vector<unit> units;
 
   const exercise* find_exercise(const std::string& id) const;
   const exercise& exercise_of(const item& it) const;
+  // The highest level of `h` (one of `e`'s hints) that a student release keeps.
+  int release_level(const exercise& e, const hint_ladder& h) const;
 };
+
+// How `grader hint` names blank `blank` of `e`: the blank's name, or
+// "<exercise id>:<name>" when another exercise has hints for a blank of that name
+// too; "" when `e` has no hints for it.
+std::string hint_name(const manifest& m, const exercise& e, const std::string& blank);
+
+// The manifest JSON as a student release ships it: every hint level above its release
+// level removed, the release_level fields kept; unchanged when nothing is above. Takes a
+// manifest load_manifest accepts; throws input_error on a release level outside 1..3.
+nlohmann::json manifest_for_release(const nlohmann::json& manifest_json);
 
 // Where a course's files live: its sources under `root`, and what the grader
 // writes (grading trees, mutants) under `build_dir`, never in the checkout.
@@ -86,6 +126,11 @@ struct course {
   std::filesystem::path scratch_dir(const std::string& lesson) const {
     return build_dir / "grade" / (lesson + "-scratch");
   }
+
+  // A student release (`grader dev release`) says so in this file: it has no solutions/
+  // and no answer keys, and its questions are graded at submission.
+  std::filesystem::path release_file() const { return root / "RELEASE.json"; }
+  bool is_student_release() const { return std::filesystem::exists(release_file()); }
 
   std::vector<std::string> lessons() const;  // every lessons/*/manifest.json, sorted
 };

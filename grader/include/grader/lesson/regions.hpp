@@ -3,8 +3,8 @@
 //
 // C++ solution files mark each blank's answer:
 //     // BEGIN SOLUTION
-//     const float m_new = std::max(m_i[r], block_max);
-//     // PROMPT const float m_new = BLANK(m_new);
+//     const int total = a + b;
+//     // PROMPT const int total = BLANK(total);
 //     // END SOLUTION
 // The student file keeps everything outside the markers and, for each region, only
 // its PROMPT lines (at the marker's indentation).

@@ -31,6 +31,12 @@ struct grade_request {
   // The tests in bubblewrap (sandbox_runner): "auto" where it works (else plain
   // processes, and the report says so), "on" (refuse to grade without it), "off".
   std::string sandbox = "auto";
+  // Marking mode (grader mark): exercises with remote tests run split into a judge and a
+  // compute process (course/remote.hpp), hidden tests included; results are never taken
+  // from or saved to the cache; the build tree is <tree>-mark.
+  bool marking = false;
+  // The compiles in bubblewrap too (grader/base/sandbox.hpp) when the sandbox is used.
+  bool confine_build = true;
   // An instructor's review (--override): points per item or part, vetoes set or
   // cleared; the report keeps the grader's own values beside them.
   review overrides;

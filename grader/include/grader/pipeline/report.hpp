@@ -17,7 +17,9 @@ namespace grader {
 // Points are kept and shown to hundredths.
 double round_points(double x);
 
-enum class item_status { pass, partial, fail, error };
+// at_submission: a question of a student release, which ships no answer key; it is
+// graded when the work is handed in (only its completeness is checked here).
+enum class item_status { pass, partial, fail, error, at_submission };
 const char* to_string(item_status s);
 
 struct item_result {
@@ -32,6 +34,9 @@ struct item_result {
   // What the tests warned about, whatever the verdict (an emulator warning: a
   // __shared__ array it cannot see, a write to static data).
   std::vector<std::string> warnings = {};
+  // Graded at submission (a student release has no key): status at_submission when every
+  // part is answered in a readable form, fail when one is not; no points here either way.
+  bool at_submission = false;
 };
 
 struct veto_result {
@@ -52,6 +57,10 @@ struct unit_report {
   // Something in the verdict still waits for review: a provisional veto or lift,
   // or an item judged from free text.
   bool provisional = false;
+  // The points of items graded at submission (a student release): the verdict is then
+  // provisional, and `passed` means every item graded here passed, nothing vetoed, and every
+  // question answered.
+  double at_submission_points = 0;
   std::vector<item_result> items;
   std::vector<veto_result> vetoes;  // lifted and cleared ones too, each marked
 
@@ -86,6 +95,13 @@ struct report {
     outside_change change;
   };
   std::vector<outside_edit> outside_blanks;
+  // Marking mode (grader mark): "marking"; a student's own grade: "practice".
+  std::string mode = "practice";
+  // Marking mode: the submission's entries the manifest does not name, never read.
+  std::vector<std::string> ignored_files;
+  // Exercise files whose verdicts a judge process with no student code decided
+  // (course/remote.hpp); the others' tests ran in the student's (sandboxed) process.
+  std::vector<std::string> judged_apart;
   std::vector<unit_report> units;
   nlohmann::json gpu;  // --gpu: the GPU section (null otherwise)
 

@@ -43,4 +43,20 @@ std::map<std::string, std::filesystem::path> submission_files(
     const manifest& m, const std::filesystem::path& dir, const std::filesystem::path& fallback = {},
     const std::string& unit = {});
 
+// Marking mode's intake: the files of `unit` (every unit when empty) that the manifest
+// names, copied from `dir` into `into` (a folder of the grader's) and only the copies
+// graded, so nothing the student controls is read twice. A link, a special file, a file
+// over 1 MiB or a missing one throws cannot_grade with its name; every other entry of
+// `dir` is listed in `ignored` and never read.
+struct staged_submission {
+  std::map<std::string, std::filesystem::path> files;  // exercise file name -> the copy
+  std::vector<std::string> ignored;                    // printable names, sorted
+};
+staged_submission stage_submission(const manifest& m, const std::filesystem::path& dir,
+                                   const std::filesystem::path& into, const std::string& unit = {});
+
+// A name from a submission, safe to print on one line: controls and bytes that are not
+// UTF-8 shown as \xNN.
+std::string printable_name(const std::string& name);
+
 }  // namespace grader

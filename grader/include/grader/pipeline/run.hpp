@@ -9,6 +9,7 @@
 #pragma once
 
 #include <chrono>
+#include <cstdint>
 #include <filesystem>
 #include <map>
 #include <memory>
@@ -48,6 +49,10 @@ struct test_job {
   int expected_tests = 0;  // from --list-tags; 0 when unknown
   // A command the binary runs under (compute-sanitizer on a GPU, say); usually none.
   std::vector<std::string> wrapper = {};
+  // Marking mode (course/remote.hpp): `binary` is then a judge with no student code,
+  // and this program, the only one that runs student code, is started by it.
+  std::filesystem::path compute = {};
+  std::vector<std::string> compute_wrapper = {};  // the command it runs under (a sandbox)
 };
 
 struct tag_run {
@@ -77,7 +82,8 @@ std::string sanitizer_summary(const std::string& output, const std::string& file
 
 struct run_limits {
   std::chrono::milliseconds timeout{std::chrono::seconds(10)};
-  size_t max_output = 2u << 20;
+  size_t max_output = 1u << 20;           // stdout and stderr together: past it, output limit
+  std::uint64_t max_memory = 3ull << 30;  // resident, the test's whole process tree
 };
 
 class runner {
@@ -106,12 +112,14 @@ class process_runner final : public runner {
   std::filesystem::path scratch_;
 };
 
-// Each job inside bubblewrap (src/pipeline/runners/sandbox.cpp): no network, an empty
-// environment but the sanitizers', the system's libraries and the test binary the only
-// files it sees (read-only) besides its records' folder, a 64 MiB /tmp, uid 65534 in its
-// own user, pid and IPC namespaces (every process it starts, daemons included, dies with
-// it), at most 256 processes and 64 MiB per file written. The course, the solutions,
-// the answer key, $HOME and the submission are not there to read or write.
+// Each job inside bubblewrap (src/pipeline/runners/sandbox.cpp, grader/base/sandbox.hpp):
+// no network, an empty environment but the sanitizers', the system's libraries and the
+// test binary the only files it sees (read-only) besides its records' folder, a 64 MiB
+// /tmp, uid 65534 in its own user, pid and IPC namespaces (every process it starts,
+// daemons included, dies with it), at most 256 processes, 64 MiB per file written and
+// 256 open files. The course, the solutions, the answer key, $HOME and the submission are
+// not there to read or write. A marking job's judge runs outside, with no student code
+// in it, and only its compute process is confined (with no folder of the grader's).
 class sandbox_runner final : public runner {
  public:
   explicit sandbox_runner(std::filesystem::path scratch);

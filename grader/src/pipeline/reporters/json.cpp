@@ -18,7 +18,8 @@ nlohmann::json unit_json(const unit_report& u, const report& r) {
                      {"needs_review", it.needs_review},
                      {"auto_points", round_points(it.auto_points)},
                      {"reviewed", it.reviewed},
-                     {"warnings", it.warnings}});
+                     {"warnings", it.warnings},
+                     {"at_submission", it.at_submission}});
   for (const auto& v : u.vetoes)
     vetoes.push_back({{"id", v.id},
                       {"reason", v.reason},
@@ -33,6 +34,7 @@ nlohmann::json unit_json(const unit_report& u, const report& r) {
           {"pass_line", u.pass_line},
           {"passed", u.passed},
           {"provisional", u.provisional},
+          {"at_submission_points", u.at_submission_points},
           {"vetoes", vetoes},
           {"items", items}};
 }
@@ -66,6 +68,9 @@ nlohmann::json to_json(const report& r) {
                                      {"kind", e.change.kind},
                                      {"line", e.change.line},
                                      {"text", e.change.text}});
+  out["mode"] = r.mode;
+  out["ignored_files"] = r.ignored_files;
+  out["judged_apart"] = r.judged_apart;
   out["units"] = nlohmann::json::array();
   for (const auto& u : r.units) out["units"].push_back(unit_json(u, r));
   if (!r.gpu.is_null()) out["gpu"] = r.gpu;

@@ -91,6 +91,21 @@ std::string render_text(const report& r, bool color) {
                            "({}): the student's code ran with "
                            "the grader's rights",
                            r.isolation.substr(r.isolation.find(':') + 2)));
+  if (!r.judged_apart.empty()) {
+    std::string apart;
+    for (const auto& f : r.judged_apart) apart += (apart.empty() ? "" : ", ") + f;
+    out += fmt::format("{} {}\n", tr(l, "评分方式：", "Marking:"),
+                       trf(l, "{} 的结果由不含学生代码的独立进程判定",
+                           "{}: judged by a separate process with no student code", apart));
+  }
+  if (!r.ignored_files.empty()) {
+    std::string list;
+    for (const auto& f : r.ignored_files) list += (list.empty() ? "" : ", ") + f;
+    out += fmt::format("{} {}\n",
+                       tr(l, "忽略（清单中没有的文件，未读取）：",
+                          "Ignored (not named by the manifest, never read):"),
+                       list);
+  }
   if (!r.outside_blanks.empty()) {
     out += "\n  " +
            paint(tr(l, "空以外的改动（已标记；按所写的代码评分）：",
@@ -138,17 +153,21 @@ std::string render_text(const report& r, bool color) {
       title_w = std::max(title_w, display_width(it.title));
     }
     for (const auto& it : u.items) {
+      const bool later = it.status == item_status::at_submission;
       const char* mark = it.status == item_status::pass      ? "✓"
                          : it.status == item_status::partial ? "~"
+                         : later                             ? "…"
                                                              : "✗";
       const char* code = it.status == item_status::pass      ? "32"
                          : it.status == item_status::partial ? "33"
+                         : later                             ? "36"
                                                              : "31";
       const std::string flag = it.reviewed       ? tr(l, "  （已复核）", "  (reviewed)")
                                : it.needs_review ? tr(l, "  （待人工复核）", "  (needs review)")
                                                  : "";
       out += fmt::format("  {} {}  {}  {:>5} / {:g}{}\n", paint(mark, code), pad(it.id, id_w),
-                         pad(it.title, title_w), points_text(it.points), it.max_points, flag);
+                         pad(it.title, title_w), it.at_submission ? "-" : points_text(it.points),
+                         it.max_points, flag);
       if (!it.feedback.empty())
         for (std::string_view line : split_lines(it.feedback))
           out += fmt::format("      {}\n", line);
@@ -168,6 +187,18 @@ std::string render_text(const report& r, bool color) {
                            veto_state(v, l), v.reason);
     } else {
       out += fmt::format("  {}\n", tr(l, "一票否决：无", "Vetoes: none"));
+    }
+    if (u.at_submission_points > 0) {  // a student release: the questions come later
+      const std::string note =
+          trf(l, "暂定：本地评了 {0:g} 分中的 {1:g} 分，{2:g} 分在提交时评",
+              "provisional: {1:g} of {0:g} points graded here, {2:g} points graded at submission",
+              u.max_score, u.max_score - u.at_submission_points, u.at_submission_points);
+      out += fmt::format(
+          "  {} {} / {:g}   {} {:g}   {}\n", tr(l, "得分", "Score"), points_text(u.score),
+          u.max_score, tr(l, "通过线", "pass line"), u.pass_line,
+          u.passed ? paint(note, "36;1")
+                   : paint("FAIL", "31;1") + tr(l, "（", " (") + note + tr(l, "）", ")"));
+      continue;
     }
     const std::string verdict = u.passed ? paint("PASS", "32;1") : paint("FAIL", "31;1");
     out += fmt::format(

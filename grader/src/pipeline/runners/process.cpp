@@ -27,7 +27,14 @@ tag_run process_runner::run(const test_job& job, unsigned seed, const run_limits
   run_options opts;
   opts.timeout = limits.timeout;
   opts.max_output = limits.max_output;
+  opts.max_memory = limits.max_memory;
   opts.env = sanitizer_environment();
+  if (!job.compute.empty()) {  // the judge starts it: its command line, fields split by \x1f
+    std::string command;
+    for (const auto& a : job.compute_wrapper) command += a + '\x1f';
+    opts.env.push_back(std::string(::course::protocol::compute_variable) + "=" + command +
+                       std::filesystem::absolute(job.compute).string());
+  }
   std::vector<std::string> argv = job.wrapper;
   for (std::string a :
        {job.binary.string(), std::string("--reporter"), std::string(::course::protocol::reporter),

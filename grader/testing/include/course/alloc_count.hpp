@@ -36,6 +36,10 @@ class alloc_scope {
   std::uint64_t base_allocations_;
 };
 
+// A call that ran in another process (course/remote.hpp) peaked at `bytes` above its
+// start and made `allocations`: counted as if it had run here, so alloc_scope sees it.
+void note_remote_peak(std::size_t bytes, std::uint64_t allocations);
+
 // The peak heap (bytes above the level before the call) while f() runs.
 template <class F>
 std::size_t peak_heap_of(F&& f) {

@@ -78,6 +78,11 @@ inline bool is_cause_line(std::string_view line) {
   return line.substr(0, cause_prefix.size()) == cause_prefix;
 }
 
+// Marking mode (course/remote.hpp): the judge binary finds the command of its compute
+// process, the one that runs student code, in this environment variable (fields
+// separated by '\x1f').
+inline constexpr const char* compute_variable = "COURSE_COMPUTE";
+
 inline bool is_seed_line(std::string_view line) {
   return line.substr(0, seed_line_prefix.size()) == seed_line_prefix;
 }

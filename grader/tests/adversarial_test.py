@@ -170,7 +170,7 @@ def sync_tree(src, dst, force=(), skip=()):
 # ----------------------------------------------------------------------------- processes
 
 def proc_table():
-    """pid -> (ppid, starttime) for every process."""
+    """pid -> (ppid, starttime, state) for every process."""
     table = {}
     for name in os.listdir('/proc'):
         if not name.isdigit():
@@ -181,13 +181,13 @@ def proc_table():
         except OSError:
             continue
         fields = s[s.rfind(b')') + 2:].split()
-        table[int(name)] = (int(fields[1]), int(fields[19]))
+        table[int(name)] = (int(fields[1]), int(fields[19]), fields[0].decode())
     return table
 
 
 def descendants(root_pid, table):
     children = {}
-    for pid, (ppid, _) in table.items():
+    for pid, (ppid, _, _) in table.items():
         children.setdefault(ppid, []).append(pid)
     out, todo = [], [root_pid]
     while todo:
@@ -291,9 +291,10 @@ class Watch:
         self.done.set()
 
     def leftovers(self):
-        """Processes of this grade still alive (pid with the same start time)."""
+        """Processes of this grade still running (pid with the same start time; a zombie
+        waiting for a parent that does not reap it is not running)."""
         table = proc_table()
-        return [p for p, st in self.seen.items() if p in table and table[p][1] == st]
+        return [p for p, st in self.seen.items() if p in table and table[p][1] == st and table[p][2] not in 'ZX']
 
 
 def marked_processes(markers, token):

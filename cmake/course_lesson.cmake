@@ -80,6 +80,7 @@ function(course_add_lesson lesson)
   else()
     target_link_libraries(${lesson}_references PUBLIC cuda_emu)
   endif()
+  set(trusted_targets ${lesson}_references course_testing course_alloc_count)
   set(exercise_lines "")      # "id kind file" per code exercise, as `grader dev manifest` prints
   set(cuda_code "")           # the code objects of the CUDA exercises
   set(cuda_solution_code "")  # GRADING with COURSE_CUDA: the same, from solutions/
@@ -140,9 +141,15 @@ function(course_add_lesson lesson)
       endif()
     endif()
 
+    # The tests compiled apart from the student's code, so a grading tree builds them
+    # before (and without the time limit of) the student's compile: <lesson>_trusted.
+    add_library(${lesson}_${id}_test_objects OBJECT "${test_source}")
+    target_link_libraries(${lesson}_${id}_test_objects PUBLIC ${lesson}_references)
+    list(APPEND trusted_targets ${lesson}_${id}_test_objects)
     set(target ${lesson}_${id}_tests)
-    add_executable(${target} "${test_source}")
-    target_link_libraries(${target} PRIVATE ${lesson}_references ${lesson}_${id}_code)
+    add_executable(${target})
+    target_link_libraries(${target} PRIVATE ${lesson}_${id}_test_objects ${lesson}_references
+                          ${lesson}_${id}_code)
     if(kind STREQUAL "cpp")
       # Heap accounting (course/alloc_count.hpp): tests can bound what student code allocates.
       target_link_libraries(${target} PRIVATE course_alloc_count)
@@ -180,6 +187,7 @@ function(course_add_lesson lesson)
         target_link_options(${compute} PRIVATE ${course_sanitize_flags})
       endif()
       set_target_properties(${judge} ${compute} PROPERTIES RUNTIME_OUTPUT_DIRECTORY "${CMAKE_BINARY_DIR}/bin")
+      list(APPEND trusted_targets ${judge} course_remote course_remote_main)
       if(NOT arg_GRADING AND COURSE_BUILD_TESTS)
         # The solutions pass across the process boundary too, hidden tests included.
         add_test(NAME ${lesson}.solutions.remote.${id} COMMAND ${judge} --rng-seed time)
@@ -188,6 +196,16 @@ function(course_add_lesson lesson)
       endif()
     endif()
   endforeach()
+  if(arg_GRADING)
+    # Everything but the student's code (references, tests, judges, the emulator):
+    # the grader builds it first, unconfined and without the student's time limit.
+    if(NOT COURSE_CUDA)
+      list(APPEND trusted_targets cuda_emu)
+    endif()
+    list(REMOVE_DUPLICATES trusted_targets)
+    add_custom_target(${lesson}_trusted)
+    add_dependencies(${lesson}_trusted ${trusted_targets})
+  endif()
 
   # GPU timings (COURSE_CUDA only): lessons/<lesson>/bench/*.cpp linked with the CUDA
   # exercises (<lesson>_gpu_bench) and, in a grading tree, with the solutions

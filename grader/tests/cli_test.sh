@@ -65,10 +65,11 @@ after="$(cd "$work/sub" && sha256sum ./* && stat -c '%n %Y' ./*)"
 check "the student's files are unchanged (content and mtime)" test "$before" = "$after"
 
 # A compile that hangs (an #include of a FIFO nobody writes) in one exercise: that
-# exercise's build times out; every other exercise still builds and is graded.
+# exercise's build times out; every other exercise still builds and is graded. The
+# FIFO sits in the build tree, the one folder a confined compiler sees besides the course.
 cp "$root/solutions/$lesson/$cpp" "$root/solutions/$lesson/$answers" "$work/sub/"
-mkfifo "$work/fifo"
-printf '#include "%s"\n' "$work/fifo" >>"$work/sub/$cpp"
+mkfifo "$work/tree/fifo"
+printf '#include "%s"\n' "$work/tree/fifo" >>"$work/sub/$cpp"
 run --submission "$work/sub" --build-timeout 5 --json "$work/hang.json" >/dev/null
 check "a hanging compile times out its own exercise only" python3 -c "
 import json, sys

@@ -111,7 +111,6 @@ build_result grading_tree::build(const std::map<std::string, fs::path>& files,
                                  std::chrono::seconds timeout,
                                  const std::vector<std::string>& extra_targets) {
   const auto start = std::chrono::steady_clock::now();
-  const auto deadline = start + timeout;
   if (!on_path("cmake"))
     throw cannot_grade("cmake not found: run .ci/install-deps (or apt-get install cmake)");
   const bool ninja = on_path("ninja");
@@ -133,8 +132,10 @@ build_result grading_tree::build(const std::map<std::string, fs::path>& files,
   for (const auto& [name, path] : code)
     write_if_changed(dir_ / "submission" / name, read_text(path));
 
+  // Configuring and building the course's own targets get a course-sized limit; the
+  // student's --build-timeout starts after them (deadline below).
   run_options opts;
-  opts.timeout = timeout;
+  opts.timeout = std::max<std::chrono::milliseconds>(timeout, std::chrono::minutes(10));
   opts.max_memory = 6ull << 30;  // the whole build: two compilers at once, linkers, ninja
   std::vector<std::string> cmd = {"cmake",
                                   "-S",
@@ -174,6 +175,7 @@ build_result grading_tree::build(const std::map<std::string, fs::path>& files,
     write_if_changed(stamp_file, stamp);
   }
 
+  auto deadline = std::chrono::steady_clock::now() + timeout;  // reset after the trusted build
   // One build-tool run for `targets`; its exit status is their verdict.
   // A target built alone always gets a little time, even past the deadline: when
   // one exercise's compile hangs the combined run, the others still get built and
@@ -189,7 +191,7 @@ build_result grading_tree::build(const std::map<std::string, fs::path>& files,
   compiler.file_bytes = 1ull << 30;
   compiler.tmp_bytes = 512ull << 20;
   compiler.open_files = 1024;
-  auto build_targets = [&](const std::vector<std::string>& targets, bool trusted = false) {
+  auto build_targets = [&](const std::vector<std::string>& targets) {
     const auto left = std::max(std::chrono::duration_cast<std::chrono::milliseconds>(
                                    deadline - std::chrono::steady_clock::now()),
                                targets.size() == 1 ? at_least : std::chrono::milliseconds(0));
@@ -205,7 +207,7 @@ build_result grading_tree::build(const std::map<std::string, fs::path>& files,
               : std::vector<std::string>{"cmake", "--build", dir_.string(), "--target"};
     cmd.insert(cmd.end(), targets.begin(), targets.end());
     if (!ninja) cmd.insert(cmd.end(), {"--", "-k"});
-    if (options_.confined && !trusted) {
+    if (options_.confined) {
       std::vector<std::string> boxed = bwrap_command(compiler);
       boxed.insert(boxed.end(), cmd.begin(), cmd.end());
       return run_process(boxed, o);
@@ -213,20 +215,27 @@ build_result grading_tree::build(const std::map<std::string, fs::path>& files,
     return run_process(cmd, o);
   };
 
-  // Marking mode: the judges (tests, references and hidden tests; no student code) are
-  // built first, outside the sandbox, which would hide the hidden tests from them.
+  // Everything that is not student code (references, tests, the emulator; in marking
+  // mode the judges with the hidden tests, which the sandbox would hide) is built first,
+  // unconfined and with a course-sized time limit: the student's --build-timeout then
+  // measures the student's own compiles, even in a cold tree on a busy machine.
   auto remote = [&](const exercise& e) {
     return options_.marking && has_remote_tests(course_, manifest_, e);
   };
   auto target_of = [&](const exercise& e) {
     return manifest_.lesson + "_" + e.id + (remote(e) ? "_compute" : "_tests");
   };
-  std::vector<std::string> judges;
-  for (const exercise& e : manifest_.exercises)
-    if (code.count(e.file) && remote(e)) judges.push_back(manifest_.lesson + "_" + e.id + "_judge");
-  const bool judges_built = judges.empty() || build_targets(judges, true).ok();
-  if (!judges_built)
-    throw cannot_grade("the marking tests (judges) do not build: the course itself is broken");
+  {
+    std::vector<std::string> cmd =
+        ninja ? std::vector<std::string>{"ninja", "-C", dir_.string()}
+              : std::vector<std::string>{"cmake", "--build", dir_.string(), "--target"};
+    cmd.push_back(manifest_.lesson + "_trusted");
+    const run_result r = run_process(cmd, opts);
+    if (!r.ok())
+      throw cannot_grade(fmt::format("the course's own tests do not build ({}): {}", r.describe(),
+                                     first_error_line(r.output)));
+    deadline = std::chrono::steady_clock::now() + timeout;
+  }
 
   // All targets in one run first; only when it fails, one run per target, whose exit
   // status alone is that target's verdict (never the tool's chatter).

@@ -143,6 +143,9 @@ void define_cli(CLI::App& app, options& o) {
   o.mark->add_option("--seed", o.seed, "Seed for the tests' inputs (default: fixed per lesson)");
   o.mark->add_option("--timeout", o.timeout_s, "Seconds each test process may run")
       ->check(CLI::PositiveNumber);
+  o.mark->add_option("--build-timeout", o.build_timeout_s,
+                     "Seconds the build of the submission may take (default 300)")
+      ->check(CLI::PositiveNumber);
   o.mark->add_option("--build-dir", o.build_dir, "The grading build tree (<dir>-mark is used)");
   o.mark->add_flag("--allow-unconfined", o.allow_unconfined,
                    "Mark even where bubblewrap cannot run (the report then says so); by "
@@ -229,13 +232,17 @@ int run_grade(const course& c, const options& o, lang l) {
                        : o.submission.empty() ? c.exercises_dir(o.lesson)
                                               : fs::path(o.submission);
   const bool marking = static_cast<bool>(*o.mark);
-  scratch_folder incoming;  // marking: the copies of the student's files, ours alone
+  // A submitted folder (marking or --submission) is read once, into copies of ours: a
+  // link, a special file or a file over 1 MiB is refused with its name.
+  const bool staging = marking || !o.submission.empty();
+  scratch_folder incoming;
   staged_submission staged;
-  if (marking)
+  if (staging) {
     staged = stage_submission(m, dir, incoming.path(), o.unit);
-  else
+    req.files = staged.files;
+  } else {
     req.files = submission_files(m, dir, {}, o.unit);
-  if (marking) req.files = staged.files;
+  }
   req.marking = marking;
   req.label = display_path(fs::absolute(dir).lexically_normal());
   req.unit = o.unit;
@@ -249,7 +256,7 @@ int run_grade(const course& c, const options& o, lang l) {
   if (!o.override_file.empty()) req.overrides = load_overrides(c, o.override_file, m);
   report rep = grade(c, m, req);
   rep.ignored_files = staged.ignored;
-  if (marking) {  // the grader read our copies; the student knows their own folder
+  if (staging) {  // the grader read our copies; the student knows their own folder
     const std::string ours = incoming.path().string(),
                       theirs = display_path(fs::absolute(dir).lexically_normal());
     for (auto& b : rep.build_failures) b.diagnostics = replaced(b.diagnostics, ours, theirs);
@@ -293,7 +300,8 @@ int main(int argc, char** argv) {
     if (e.get_exit_code() == 0) return app.exit(e);  // --help
     return fail_to_grade(std::string(e.what()) + " (grader --help lists the options)");
   }
-  o.explicit_seed = app.get_option("--seed")->count() > 0;
+  o.explicit_seed =
+      app.get_option("--seed")->count() > 0 || o.mark->get_option("--seed")->count() > 0;
   const lang l =
       o.lang_name.empty() ? lang_from_env() : (o.lang_name == "zh" ? lang::zh : lang::en);
   try {

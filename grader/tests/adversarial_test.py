@@ -68,8 +68,8 @@ def grader_command(mode, grader, lesson, root, sub, tree, report, capped):
     caps = ['--build-timeout', str(BUILD_TIMEOUT_S if capped else WARMUP_BUILD_TIMEOUT_S)]
     if mode == 'submission':
         return [grader, lesson, '--submission', sub, '--sandbox', 'on'] + common + caps
-    if mode == 'mark':  # marking brings its own caps and sandbox (and refuses without one)
-        return [grader, 'mark', lesson, sub] + common
+    if mode == 'mark':  # marking brings its own sandbox (and refuses without one)
+        return [grader, 'mark', lesson, sub] + common + caps
     if mode == 'unconfined':  # the attacks' own check: those the sandbox stops must get through here
         return [grader, lesson, '--submission', sub, '--sandbox', 'off'] + common + caps
     raise SystemExit(f'unknown mode {mode}')

@@ -10,8 +10,9 @@ namespace grader {
 namespace fs = std::filesystem;
 
 std::vector<std::string> bwrap_command(const confinement& spec) {
+  // bwrap itself starts with an empty environment: inside, /proc/1/environ is its own.
   std::vector<std::string> a = {
-      "bwrap",
+      "/usr/bin/env", "-i", "PATH=/usr/bin:/bin", "bwrap",
       "--unshare-all",  // network, pid, ipc, uts, cgroup, user
       "--uid",         "65534",         "--gid",    "65534",      "--die-with-parent",
       "--new-session", "--cap-drop",    "ALL",      "--clearenv", "--setenv",

@@ -15,6 +15,7 @@
 #include <fmt/format.h>
 #include <fstream>
 #include <sstream>
+#include <string_view>
 #include <vector>
 
 namespace grader {
@@ -63,6 +64,14 @@ std::vector<pid_t> descendants(pid_t root) {
 }
 
 // Resident bytes of `root` and every process below it.
+// The variables a child with inherit_env = false keeps ("NAME=value").
+bool allowed_variable(std::string_view entry) {
+  const std::string_view name = entry.substr(0, entry.find('='));
+  for (std::string_view keep : {"PATH", "LANG", "LANGUAGE", "TMPDIR", "LD_LIBRARY_PATH", "TERM"})
+    if (name == keep) return true;
+  return name.starts_with("LC_") || name.starts_with("CUDA_") || name.starts_with("NVIDIA_");
+}
+
 std::uint64_t tree_rss(pid_t root) {
   std::uint64_t total = 0;
   std::vector<pid_t> all = descendants(root);
@@ -126,7 +135,8 @@ run_result run_process(const std::vector<std::string>& argv, const run_options& 
   for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
   std::vector<std::string> env_strings;
-  for (char** e = environ; *e; ++e) env_strings.emplace_back(*e);
+  for (char** e = environ; *e; ++e)
+    if (options.inherit_env || allowed_variable(*e)) env_strings.emplace_back(*e);
   for (const auto& kv : options.env) {
     const std::string name = kv.substr(0, kv.find('=') + 1);
     std::erase_if(env_strings, [&](const std::string& s) { return s.starts_with(name); });

@@ -37,6 +37,9 @@ struct run_options {
   // (Not RLIMIT_AS: AddressSanitizer and the emulator reserve far more than they use.)
   std::uint64_t max_memory = 0;
   std::vector<std::string> env;  // extra NAME=value entries
+  // false: of the grader's environment the child gets only an allowlist (PATH, locale,
+  // TMPDIR, the toolchain's CUDA_*/NVIDIA_*/LD_LIBRARY_PATH), never a token or a key.
+  bool inherit_env = true;
 };
 
 // argv[0] is looked up on PATH. At a limit (time, output, memory) the child's whole

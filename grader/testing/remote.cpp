@@ -23,6 +23,7 @@ namespace {
 enum class status : std::uint8_t { ok = 0, blank = 1, exception = 2 };
 constexpr std::uint32_t kMagic = 0x43524d31;  // "CRM1": one reply
 constexpr std::size_t kMaxText = 4096;        // a blank's name or an exception's message
+constexpr int kRequestFd = 3, kReplyFd = 4;  // the compute process's protocol fds
 constexpr std::uint64_t kMaxFloats = std::uint64_t{1} << 30;
 
 // Whole reads and writes; false at EOF or on an error.
@@ -142,8 +143,15 @@ void start(compute_process& p) {
   args.push_back(nullptr);
   const pid_t pid = fork();
   if (pid == 0) {
-    dup2(request[0], 0);
-    dup2(reply[1], 1);
+    // The protocol on fds 3 (requests) and 4 (replies); stdin reads nothing and stdout
+    // goes to stderr, so what the student's code prints (even from a static
+    // constructor, before serve()) never mixes with the replies.
+    const int in = fcntl(request[0], F_DUPFD_CLOEXEC, 10),
+              out = fcntl(reply[1], F_DUPFD_CLOEXEC, 10);
+    if (in < 0 || out < 0 || dup2(in, kRequestFd) < 0 || dup2(out, kReplyFd) < 0) _exit(127);
+    const int null = open("/dev/null", O_RDONLY);
+    if (null >= 0) dup2(null, 0);
+    dup2(2, 1);
     execvp(args[0], args.data());
     _exit(127);
   }
@@ -222,12 +230,12 @@ void call(const char* function, std::initializer_list<std::int64_t> ints,
 }
 
 int serve(const std::map<std::string, handler>& table) {
-  // The protocol's pipes move to fds of their own; 0 reads nothing, 1 goes to stderr.
-  const int in = fcntl(0, F_DUPFD_CLOEXEC, 10), out = fcntl(1, F_DUPFD_CLOEXEC, 10);
+  // The protocol's pipes (fds 3 and 4, set up by the judge) move out of the way, so no
+  // child of the student's code inherits them.
+  const int in = fcntl(kRequestFd, F_DUPFD_CLOEXEC, 10), out = fcntl(kReplyFd, F_DUPFD_CLOEXEC, 10);
   if (in < 0 || out < 0) return 3;
-  const int null = open("/dev/null", O_RDONLY);
-  if (null >= 0) dup2(null, 0);
-  dup2(2, 1);
+  ::close(kRequestFd);
+  ::close(kReplyFd);
   for (;;) {
     std::string name;
     if (!get_text(in, name)) return 0;  // the judge is done

@@ -107,6 +107,19 @@ mark "$d" "$work/include.json"
 [ "$rc" -eq 1 ] || bad "including the solution: exit $rc"
 grep -q "No such file" "$work/include.json.txt" || bad "including the solution: the solution was visible to the compiler"
 
+# A correct solution that prints (stdout, before main() and in every call) keeps full
+# marks: its printing never mixes with the protocol's replies.
+d="$(submission chatty)"
+sed -i 's/void normalize_rows(float\* O, const float\* l, int n, int d) {/&\n  std::printf("debug: normalize %d x %d\\n", n, d);/' "$d/online_softmax.cpp"
+grep -q 'debug: normalize' "$d/online_softmax.cpp" || bad "chatty: could not plant the printf"
+cat >>"$d/online_softmax.cpp" <<'C'
+#include <cstdio>
+namespace { struct hello { hello() { std::printf("hello from a static constructor\n"); std::fflush(stdout); } } said; }
+C
+sed -i '1i #include <cstdio>' "$d/online_softmax.cpp"
+mark "$d" "$work/chatty.json"
+[ "$rc" -eq 0 ] || bad "chatty solution: exit $rc ($(grep -m2 -i "protocol\|fail" "$work/chatty.json.txt"))"
+
 # A link instead of a file: refused, exit 2, one line.
 d="$work/link" && mkdir -p "$d" && cp "$root/solutions/lesson13/answers.md" "$d/"
 ln -s "$root/solutions/lesson13/online_softmax.cpp" "$d/online_softmax.cpp"

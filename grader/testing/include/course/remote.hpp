@@ -54,8 +54,9 @@ using handler = std::function<void(const std::vector<std::int64_t>& ints,
                                    std::vector<std::vector<float>>& arrays)>;
 // Defined by the lesson's remote_<id>.cpp in its compute role.
 std::map<std::string, handler> handlers();
-// The compute process's loop: requests from stdin, replies to stdout (moved away from
-// fds 0 and 1 first, so the student's own printing goes to stderr). Returns at EOF.
+// The compute process's loop: requests on fd 3, replies on fd 4 (the judge starts it so,
+// with stdin /dev/null and stdout on stderr: the student's own printing, even before
+// main(), never mixes with the replies). Returns at EOF.
 int serve(const std::map<std::string, handler>& table);
 
 }  // namespace course::remote

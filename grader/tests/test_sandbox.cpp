@@ -50,6 +50,9 @@ TEST_CASE("sandbox: no environment, course files, network, or writes outside its
   setenv("GRADER_SANDBOX_TEST_TOKEN", "leaked", 1);
   const std::string out = inside(
       "echo token=${GRADER_SANDBOX_TEST_TOKEN:-none};"
+      // Every environment the sandbox can read, its own init's (bwrap) included.
+      "cat /proc/[0-9]*/environ 2>/dev/null | tr '\\0' '\\n' | grep -q leaked && "
+      "echo proc_token=found || echo proc_token=none;"
       "cat '" +
           secret.string() +
           "' >/dev/null 2>&1 && echo key=read || echo key=hidden;"
@@ -66,6 +69,7 @@ TEST_CASE("sandbox: no environment, course files, network, or writes outside its
   unsetenv("GRADER_SANDBOX_TEST_TOKEN");
   INFO(out);
   CHECK_THAT(out, Catch::Contains("token=none"));
+  CHECK_THAT(out, Catch::Contains("proc_token=none"));
   CHECK_THAT(out, Catch::Contains("key=hidden"));
   CHECK_THAT(out, Catch::Contains("binary=read"));  // the one file it is shown
   CHECK_THAT(out, Catch::Contains("plant=no"));

@@ -150,6 +150,36 @@ TEST_CASE("run_process stops a process tree that holds more memory than max_memo
   CHECK_THAT(r.describe(), Contains("memory limit"));
 }
 
+TEST_CASE("run_process stops a process tree with more than max_processes at once",
+          "[subprocess]") {
+  run_options o = with_timeout(20s);
+  o.max_processes = 20;
+  // 60 sleepers: over the limit within one check (50 ms), whatever the user (root too).
+  const run_result r =
+      run_process({"sh", "-c", "for i in $(seq 60); do sleep 30 & done; wait"}, o);
+  CHECK(r.processes_exceeded);
+  CHECK_FALSE(r.ok());
+  CHECK(r.seconds < 5);
+  CHECK_THAT(r.describe(), StartsWith("process limit"));
+  o.max_processes = 80;  // under the limit: runs to the end
+  CHECK(run_process({"sh", "-c", "for i in $(seq 10); do sleep 0.2 & done; wait"}, o).ok());
+}
+
+TEST_CASE("run_process with inherit_env = false passes only the allowlist and options.env",
+          "[subprocess]") {
+  setenv("GRADER_TEST_SECRET", "sekrit", 1);
+  run_options o = with_timeout(10s);
+  o.inherit_env = false;
+  o.env = {"GRADER_TEST_GIVEN=yes"};
+  const run_result r = run_process({"sh", "-c", "env"}, o);
+  CHECK_THAT(r.output, Contains("GRADER_TEST_GIVEN=yes"));
+  CHECK_THAT(r.output, Contains("PATH="));  // the toolchain is still found
+  CHECK_THAT(r.output, !Contains("sekrit"));
+  o.inherit_env = true;
+  CHECK_THAT(run_process({"sh", "-c", "env"}, o).output, Contains("GRADER_TEST_SECRET=sekrit"));
+  unsetenv("GRADER_TEST_SECRET");
+}
+
 TEST_CASE("run_process reports a program it cannot start", "[subprocess]") {
   const run_result missing = run_process({"/nonexistent/grader-test-program"}, with_timeout(10s));
   CHECK(missing.spawn_failed);

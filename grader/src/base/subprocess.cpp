@@ -27,6 +27,7 @@ std::string run_result::describe() const {
     return fmt::format("output limit: it wrote more than {} KiB and was stopped",
                        output.size() >> 10);
   if (memory_exceeded) return "memory limit: its processes held more memory than allowed";
+  if (processes_exceeded) return "process limit: it started more processes than allowed";
   if (term_signal)
     return fmt::format("killed by {}", sigabbrev_np(term_signal)
                                            ? fmt::format("SIG{}", sigabbrev_np(term_signal))
@@ -63,7 +64,6 @@ std::vector<pid_t> descendants(pid_t root) {
   return out;
 }
 
-// Resident bytes of `root` and every process below it.
 // The variables a child with inherit_env = false keeps ("NAME=value").
 bool allowed_variable(std::string_view entry) {
   const std::string_view name = entry.substr(0, entry.find('='));
@@ -72,16 +72,22 @@ bool allowed_variable(std::string_view entry) {
   return name.starts_with("LC_") || name.starts_with("CUDA_") || name.starts_with("NVIDIA_");
 }
 
-std::uint64_t tree_rss(pid_t root) {
-  std::uint64_t total = 0;
+// Resident bytes and number of `root` and every process below it.
+struct usage {
+  std::uint64_t resident = 0;
+  size_t processes = 0;
+};
+usage tree_usage(pid_t root) {
+  usage u;
   std::vector<pid_t> all = descendants(root);
   all.push_back(root);
+  u.processes = all.size();
   for (pid_t p : all) {
     std::ifstream statm("/proc/" + std::to_string(p) + "/statm");
     std::uint64_t size = 0, resident = 0;
-    if (statm >> size >> resident) total += resident * static_cast<std::uint64_t>(getpagesize());
+    if (statm >> size >> resident) u.resident += resident * static_cast<std::uint64_t>(getpagesize());
   }
-  return total;
+  return u;
 }
 
 bool executable_file(const std::string& path) {
@@ -228,10 +234,15 @@ run_result run_process(const std::vector<std::string>& argv, const run_options& 
       r.output_exceeded = true;
       break;
     }
-    if (options.max_memory && clock::now() >= next_memory_check) {
+    if ((options.max_memory || options.max_processes) && clock::now() >= next_memory_check) {
       next_memory_check = clock::now() + std::chrono::milliseconds(50);
-      if (tree_rss(pid) > options.max_memory) {
+      const usage u = tree_usage(pid);
+      if (options.max_memory && u.resident > options.max_memory) {
         r.memory_exceeded = true;
+        break;
+      }
+      if (options.max_processes && u.processes > options.max_processes) {
+        r.processes_exceeded = true;
         break;
       }
     }
@@ -239,7 +250,7 @@ run_result run_process(const std::vector<std::string>& argv, const run_options& 
   }
   if (exited) drain(0);  // what it wrote just before exiting
   close(fds[0]);
-  const bool stopped = r.timed_out || r.output_exceeded || r.memory_exceeded;
+  const bool stopped = r.timed_out || r.output_exceeded || r.memory_exceeded || r.processes_exceeded;
   if (stopped) {  // stop the tree first, so no process is left to start another
     kill(pid, SIGSTOP);
     for (int pass = 0; pass < 2; ++pass)  // a second pass for what forked meanwhile

@@ -203,6 +203,7 @@ build_result grading_tree::build(const std::map<std::string, fs::path>& files,
     run_options o = opts;
     o.timeout = left;
     o.inherit_env = false;  // the compiler can print what it reads (/proc/self/environ)
+    o.max_processes = 1024;  // ninja, compiler drivers, cc1plus, as, ld: far fewer
     std::vector<std::string> cmd =
         ninja ? std::vector<std::string>{"ninja", "-C", dir_.string(), "-k", "0"}
               : std::vector<std::string>{"cmake", "--build", dir_.string(), "--target"};
@@ -270,7 +271,7 @@ build_result grading_tree::build(const std::map<std::string, fs::path>& files,
       b.diagnostics = fmt::format("the build {}", r.describe());
       continue;
     }
-    if (r.output_exceeded || r.memory_exceeded) {
+    if (r.output_exceeded || r.memory_exceeded || r.processes_exceeded) {
       b.diagnostics = fmt::format("the compiler stopped at a limit ({})", r.describe());
       continue;
     }

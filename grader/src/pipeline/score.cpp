@@ -24,6 +24,9 @@ std::string failure_summary(const tag_run& run, lang l) {
   if (run.process.timed_out)
     return trf(l, "测试超时（{}）：学生代码里有死循环？",
                "tests {}: an infinite loop in the student code?", run.process.describe());
+  if (run.process.output_exceeded || run.process.memory_exceeded || run.process.processes_exceeded)
+    return trf(l, "测试被限额终止（{}）", "the tests were stopped at a limit ({})",
+               run.process.describe());
   if (run.process.term_signal) {
     // Catch2's signal handler records the test that was running when it crashed.
     std::string where;

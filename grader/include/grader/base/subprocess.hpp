@@ -18,11 +18,12 @@ struct run_result {
   bool spawn_failed = false;     // the program could not be started (see output)
   bool output_exceeded = false;  // it wrote more than max_output: stopped there
   bool memory_exceeded = false;  // its processes held more than max_memory: stopped
+  bool processes_exceeded = false;  // it had more than max_processes at once: stopped
   std::string output;            // stdout and stderr, interleaved, capped at max_output
   double seconds = 0;
 
   bool ok() const {
-    return !spawn_failed && !timed_out && !output_exceeded && !memory_exceeded &&
+    return !spawn_failed && !timed_out && !output_exceeded && !memory_exceeded && !processes_exceeded &&
            term_signal == 0 && exit_code == 0;
   }
   // "exit code 2", "killed by SIGSEGV", "timed out after 10.0 s", "output limit: ..."
@@ -36,6 +37,9 @@ struct run_options {
   // Resident memory of the whole process tree, checked every 50 ms; 0: no limit.
   // (Not RLIMIT_AS: AddressSanitizer and the emulator reserve far more than they use.)
   std::uint64_t max_memory = 0;
+  // Processes in the tree at once, checked with the memory (RLIMIT_NPROC does not bind a
+  // grader running as root); 0: no limit.
+  unsigned max_processes = 0;
   std::vector<std::string> env;  // extra NAME=value entries
   // false: of the grader's environment the child gets only an allowlist (PATH, locale,
   // TMPDIR, the toolchain's CUDA_*/NVIDIA_*/LD_LIBRARY_PATH), never a token or a key.

@@ -84,6 +84,7 @@ struct run_limits {
   std::chrono::milliseconds timeout{std::chrono::seconds(10)};
   size_t max_output = 1u << 20;           // stdout and stderr together: past it, output limit
   std::uint64_t max_memory = 3ull << 30;  // resident, the test's whole process tree
+  unsigned max_processes = 256;           // in the test's tree at once
 };
 
 class runner {

@@ -28,6 +28,7 @@ tag_run process_runner::run(const test_job& job, unsigned seed, const run_limits
   opts.timeout = limits.timeout;
   opts.max_output = limits.max_output;
   opts.max_memory = limits.max_memory;
+  opts.max_processes = limits.max_processes;
   opts.env = sanitizer_environment();
   opts.inherit_env = false;  // tests and the code under test never see the grader's secrets
   if (!job.compute.empty()) {  // the judge starts it: its command line, fields split by \x1f

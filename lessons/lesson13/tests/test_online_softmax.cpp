@@ -748,6 +748,69 @@ TEST_CASE("flash_attention matches standard attention", "[code.matches_reference
   }
 }
 
+namespace {
+
+// The file's own pieces, run by the test over flash_attention's block schedule: Q_i K_j^T
+// in float, online_softmax_update per key block, normalize_rows at the end.
+std::vector<float> composed_from_update(const problem& p) {
+  const int n = p.n, d = p.d, bs = p.block_size;
+  std::vector<float> m(n, kNegInf), l(n, 0.0f), O(static_cast<size_t>(n) * d, 0.0f);
+  std::vector<float> S_ij(static_cast<size_t>(bs) * bs);
+  for (int i = 0; i < n; i += bs) {
+    const int Br = std::min(bs, n - i);
+    for (int j = 0; j < n; j += bs) {
+      const int Bc = std::min(bs, n - j);
+      for (int r = 0; r < Br; ++r)
+        for (int c = 0; c < Bc; ++c) {
+          float dot = 0.0f;
+          for (int k = 0; k < d; ++k)
+            dot += p.Q[static_cast<size_t>(i + r) * d + k] * p.K[static_cast<size_t>(j + c) * d + k];
+          S_ij[static_cast<size_t>(r) * Bc + c] = dot;
+        }
+      lesson13::online_softmax_update(S_ij.data(), p.V.data() + static_cast<size_t>(j) * d, Br, Bc,
+                                      d, &m[i], &l[i], O.data() + static_cast<size_t>(i) * d);
+    }
+  }
+  lesson13::normalize_rows(O.data(), l.data(), n, d);
+  return O;
+}
+
+}  // namespace
+
+// code.matches_reference is the blocked algorithm's item: flash_attention must be the
+// file's online update run block by block, not some other route to the same numbers
+// (plain row-by-row softmax, or one key block as wide as n) beside a wrong update.
+TEST_CASE("flash_attention is the file's own online update, run block by block",
+          "[code.matches_reference]") {
+  auto rng = course::test_rng("composed");
+  INFO(course::seed_note());
+  std::uniform_int_distribution<int> pick_blocks(2, 6), pick_d(1, 24), pick_bs(1, 16);
+  for (int t = 0; t < 12; ++t) {
+    const int bs = pick_bs(rng), n = bs * pick_blocks(rng) - (t % 3 == 0 ? bs / 2 : 0);
+    // Rows whose max arrives in a later block: a skipped re-base shows there.
+    const problem p = make_problem(rng, std::max(n, 2), pick_d(rng), bs,
+                                   t % 2 ? problem_kind::structured : problem_kind::random, 4.0);
+    const std::vector<float> got = output_of(run_flash(p).O), composed = composed_from_update(p);
+    const ref::attention_result want = ref::attention_with_magnitudes(p.Q, p.K, p.V, p.n, p.d, p.n);
+    double worst = 0.0;
+    int worst_row = 0;
+    for (int r = 0; r < p.n; ++r)
+      for (int k = 0; k < p.d; ++k) {
+        const size_t i = static_cast<size_t>(r) * p.d + k;
+        if (std::isnan(got[i]) && std::isnan(composed[i])) continue;  // the same failure
+        const double budget = 2.0 * flash_budget(p.n, p.d, p.block_size, want.A[r]);
+        double e = std::abs(static_cast<double>(got[i]) - composed[i]) / tolerance(budget, want.M[i]);
+        if (std::isnan(e)) e = kInf;
+        if (e > worst) worst = e, worst_row = r;
+      }
+    INFO(describe(p) << ": row " << worst_row << " of flash_attention differs from what the "
+         "file's own online_softmax_update and normalize_rows give over the same key blocks "
+         "(error " << fmt_num(worst) << "x the rounding bound): flash_attention must compute "
+         "through the online update, block by block");
+    REQUIRE(worst <= 1.0);
+  }
+}
+
 TEST_CASE("flash_attention keeps one block of scores, never an n x n matrix",
           "[code.matches_reference]") {
   auto rng = course::test_rng("memory");

@@ -44,7 +44,7 @@ import threading
 import time
 
 # The one word to change when the marking command takes over (--mode overrides it).
-DEFAULT_MODE = 'submission'
+DEFAULT_MODE = 'mark'
 
 TOKEN = 'sekrit-token-123'
 HOME_SECRET = 'adv-home-canary-7f3e9c'

@@ -11,6 +11,7 @@
 #include "grader/base/error.hpp"
 #include "grader/base/files.hpp"
 #include "grader/lesson/answers.hpp"
+#include "grader/lesson/source_checks.hpp"
 #include "grader/pipeline/build.hpp"
 #include "grader/pipeline/resolve.hpp"
 #include "grader/pipeline/score.hpp"
@@ -57,22 +58,19 @@ std::map<std::string, answers_result> grade_answer_files(const course& c, const 
 }
 
 // The manifest forbids edits outside this exercise's blanks: its items score nothing.
-void fail_items_of(const manifest& m, const exercise& e, report& rep) {
+// Every item `e` earns scores 0, with `why` as its feedback.
+void fail_items_of(const manifest& m, const exercise& e, report& rep, const std::string& why) {
   for (unit_report& u : rep.units) {
-    for (item_result& it : u.items) {
-      const auto owner = std::find_if(m.units.begin(), m.units.end(),
-                                      [&](const unit& mu) { return mu.id == u.id; });
-      if (owner == m.units.end()) continue;
+    const auto owner = std::find_if(m.units.begin(), m.units.end(),
+                                    [&](const unit& mu) { return mu.id == u.id; });
+    if (owner == m.units.end()) continue;
+    for (item_result& it : u.items)
       for (const item& mi : owner->items)
         if (mi.id == it.id && mi.exercise == e.id) {
           it.points = it.auto_points = 0;
           it.status = item_status::fail;
-          it.feedback = trf(rep.language, "{} 在空以外有改动，本课不允许（见上方列表）",
-                            "{} was edited outside its blanks, which this lesson does not allow "
-                            "(see the list above)",
-                            e.file);
+          it.feedback = why;
         }
-    }
     u.finish();
   }
 }
@@ -131,7 +129,28 @@ report grade_with(const course& c, const manifest& m, const grade_request& req, 
       continue;
     const auto changes = changes_outside_blanks(read_text(given), read_text(f.path));
     for (const outside_change& change : changes) rep.outside_blanks.push_back({f.ex->file, change});
-    if (!changes.empty() && f.ex->outside_blanks_fail) fail_items_of(m, *f.ex, rep);
+    if (!changes.empty() && f.ex->outside_blanks_fail)
+      fail_items_of(m, *f.ex, rep,
+                    trf(rep.language, "{} 在空以外有改动，本课不允许（见上方列表）",
+                        "{} was edited outside its blanks, which this lesson does not allow "
+                        "(see the list above)",
+                        f.ex->file));
+  }
+  // 6. CUDA code the emulator runs: its counters must see every access (source_checks.hpp).
+  for (const source_file& f : what.files) {
+    if (f.ex->kind != "cu") continue;
+    const auto found = uninstrumented_accesses(read_text(f.path));
+    if (found.empty()) continue;
+    const std::string why = trf(
+        rep.language,
+        "{} 第 {} 行的 `{}` 让内存访问绕过了模拟器的计数（编译时关掉插桩、内联汇编、"
+        "libc 拷贝或 ## 拼接），访存数字无法信任，本练习各项不给分",
+        "{} line {}: `{}` takes memory accesses out of the emulator's counters (an attribute "
+        "that turns its hooks off, inline assembly, a libc copy, or ## pasting that can spell "
+        "one), so no count of this exercise can be trusted and its items score 0",
+        f.ex->file, found.front().line, found.front().token);
+    fail_items_of(m, *f.ex, rep, why);
+    rep.messages.push_back(why);
   }
   rep.isolation = tests.isolation();
   rep.mode = req.marking ? "marking" : "practice";

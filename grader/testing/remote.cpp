@@ -152,6 +152,7 @@ void start(compute_process& p) {
     const int null = open("/dev/null", O_RDONLY);
     if (null >= 0) dup2(null, 0);
     dup2(2, 1);
+    close_range(kReplyFd + 1, ~0U, 0);  // the judge's records pipe above all
     execvp(args[0], args.data());
     _exit(127);
   }

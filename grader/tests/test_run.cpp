@@ -67,7 +67,7 @@ test_record record(std::string name, bool passed) {
 // The run stage's runner, one job at a time, as the pipeline drives it.
 tag_run run_tag(const fs::path& bin, const std::string& tag, unsigned seed,
                 std::chrono::milliseconds timeout, int expected = 0) {
-  grader::process_runner runner(bin.parent_path() / "runs");
+  grader::process_runner runner;
   grader::run_limits limits;
   limits.timeout = timeout;
   return runner.run({"ex", bin, tag, expected}, seed, limits);
@@ -78,7 +78,7 @@ std::vector<tag_run> run_tags(const fs::path& bin, const std::vector<std::string
                               const std::map<std::string, int>& counts = {}) {
   std::vector<grader::test_job> jobs;
   for (const auto& t : tags) jobs.push_back({"ex", bin, t, counts.count(t) ? counts.at(t) : 0});
-  grader::process_runner runner(bin.parent_path() / "runs");
+  grader::process_runner runner;
   grader::run_limits limits;
   limits.timeout = timeout;
   return grader::run_all(runner, jobs, seed, limits, parallel);

@@ -37,6 +37,9 @@ std::string run_result::describe() const {
 
 namespace {
 
+constexpr int kRecordsFd = 3;
+constexpr size_t kMaxRecords = 16u << 20;
+
 // Every process below `root`, found through /proc's parent links: ninja starts each
 // compiler in a process group of its own, so killing the build's group on a timeout
 // would leave cc1plus running.
@@ -128,11 +131,12 @@ run_result run_process(const std::vector<std::string>& argv, const run_options& 
     r.output = std::strerror(errno);
     return r;
   }
-  if (pipe2(errfds, O_CLOEXEC) != 0) {
-    close(fds[0]);
-    close(fds[1]);
+  int rec[2] = {-1, -1};  // options.records_fd: fd 3 of the child
+  if (pipe2(errfds, O_CLOEXEC) != 0 || (options.records_fd && pipe2(rec, O_CLOEXEC) != 0)) {
+    const int err = errno;
+    for (int fd : {fds[0], fds[1], errfds[0], errfds[1]}) close(fd);
     r.spawn_failed = true;
-    r.output = std::strerror(errno);
+    r.output = std::strerror(err);
     return r;
   }
 
@@ -157,6 +161,10 @@ run_result run_process(const std::vector<std::string>& argv, const run_options& 
     setpgid(0, 0);
     dup2(fds[1], STDOUT_FILENO);
     dup2(fds[1], STDERR_FILENO);
+    if (rec[1] == kRecordsFd)
+      fcntl(kRecordsFd, F_SETFD, 0);  // dup2 onto itself would keep close-on-exec
+    else if (rec[1] >= 0)
+      dup2(rec[1], kRecordsFd);
     const int devnull = open("/dev/null", O_RDONLY);
     if (devnull >= 0) dup2(devnull, STDIN_FILENO);
     int failure[2] = {0, 0};  // {stage: 1 chdir, 2 exec; errno}
@@ -174,9 +182,11 @@ run_result run_process(const std::vector<std::string>& argv, const run_options& 
   }
   close(fds[1]);
   close(errfds[1]);
+  if (rec[1] >= 0) close(rec[1]);
   if (pid < 0) {
     close(fds[0]);
     close(errfds[0]);
+    if (rec[0] >= 0) close(rec[0]);
     r.spawn_failed = true;
     r.output = std::strerror(errno);
     return r;
@@ -187,6 +197,7 @@ run_result run_process(const std::vector<std::string>& argv, const run_options& 
   if (read(errfds[0], failure, sizeof failure) == sizeof failure) {
     close(errfds[0]);
     close(fds[0]);
+    if (rec[0] >= 0) close(rec[0]);
     waitpid(pid, nullptr, 0);
     r.spawn_failed = true;
     r.output = failure[0] == 1 ? fmt::format("cannot enter {}: {}", options.cwd.string(),
@@ -200,22 +211,35 @@ run_result run_process(const std::vector<std::string>& argv, const run_options& 
   const auto deadline = start + options.timeout;
   char buf[65536];
   int status = 0;
-  bool exited = false, pipe_open = true;
+  bool exited = false, pipe_open = true, records_open = rec[0] >= 0;
   size_t written = 0;  // bytes it wrote, kept or not
+  // Reads what is ready on the output pipe and the records pipe, waiting up to wait_ms.
   auto drain = [&](int wait_ms) {
-    pollfd p{fds[0], POLLIN, 0};
-    while (pipe_open && clock::now() < deadline && poll(&p, 1, wait_ms) > 0) {
-      const ssize_t n = read(fds[0], buf, sizeof buf);
-      if (n <= 0) {
-        if (n < 0 && errno == EINTR) continue;
-        pipe_open = false;
-        break;
-      }
-      written += static_cast<size_t>(n);
-      if (r.output.size() < options.max_output)
-        r.output.append(buf, std::min<size_t>(n, options.max_output - r.output.size()));
-      if (written > options.max_output) break;  // the caller stops it
+    while ((pipe_open || records_open) && clock::now() < deadline) {
+      pollfd p[2] = {{pipe_open ? fds[0] : -1, POLLIN, 0}, {records_open ? rec[0] : -1, POLLIN, 0}};
+      if (poll(p, 2, wait_ms) <= 0) break;
       wait_ms = 0;
+      if (p[1].revents) {
+        const ssize_t n = read(rec[0], buf, sizeof buf);
+        if (n > 0) r.records.append(buf, static_cast<size_t>(n));
+        if (n == 0 || (n < 0 && errno != EINTR)) records_open = false;
+        if (r.records.size() > kMaxRecords) {
+          written = options.max_output + 1;  // the caller stops it: an output limit
+          break;
+        }
+      }
+      if (p[0].revents) {
+        const ssize_t n = read(fds[0], buf, sizeof buf);
+        if (n <= 0) {
+          if (n < 0 && errno == EINTR) continue;
+          pipe_open = false;
+          continue;
+        }
+        written += static_cast<size_t>(n);
+        if (r.output.size() < options.max_output)
+          r.output.append(buf, std::min<size_t>(n, options.max_output - r.output.size()));
+        if (written > options.max_output) break;  // the caller stops it
+      }
     }
   };
   auto next_memory_check = start;
@@ -226,7 +250,7 @@ run_result run_process(const std::vector<std::string>& argv, const run_options& 
       r.timed_out = true;
       break;
     }
-    if (pipe_open)
+    if (pipe_open || records_open)
       drain(static_cast<int>(std::min<long>(left.count(), 20)));
     else
       usleep(1000);
@@ -250,6 +274,7 @@ run_result run_process(const std::vector<std::string>& argv, const run_options& 
   }
   if (exited) drain(0);  // what it wrote just before exiting
   close(fds[0]);
+  if (rec[0] >= 0) close(rec[0]);
   const bool stopped = r.timed_out || r.output_exceeded || r.memory_exceeded || r.processes_exceeded;
   if (stopped) {  // stop the tree first, so no process is left to start another
     kill(pid, SIGSTOP);

@@ -158,7 +158,7 @@ gpu_section grade_gpu(const course& c, const manifest& m, const grade_request& r
   for (const auto& [id, b] : built.exercises)
     if (!b.ok) g.messages.push_back(fmt::format("{}:\n{}", id, b.diagnostics));
   // Always fresh (GPU results are never cached); one GPU: one process at a time.
-  process_runner gpu_runner(dir / "bin" / "runs");
+  process_runner gpu_runner;
   run_limits limits;
   limits.timeout = std::max<std::chrono::milliseconds>(req.test_timeout, std::chrono::seconds(30));
   const auto runs = run_all(gpu_runner, jobs, req.seed, limits, 1);

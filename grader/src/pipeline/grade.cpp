@@ -166,15 +166,14 @@ report grade(const course& c, const manifest& m, const grade_request& req, runne
 }
 
 report grade(const course& c, const manifest& m, const grade_request& req) {
-  const std::filesystem::path scratch = tree_of(c, m, req) / "bin" / "runs";
   const std::string why =
       req.sandbox == "off" ? "turned off (--sandbox off)" : sandbox_runner::unavailable_reason();
   if (why.empty()) {
-    sandbox_runner tests(scratch);
+    sandbox_runner tests;
     return grade_with(c, m, req, tests, true);
   }
   if (req.sandbox == "on") throw cannot_grade("--sandbox on, but " + why);
-  process_runner tests(scratch);
+  process_runner tests;
   report r = grade_with(c, m, req, tests, false);
   r.isolation = "none: " + why;
   return r;

@@ -20,6 +20,7 @@ struct run_result {
   bool memory_exceeded = false;  // its processes held more than max_memory: stopped
   bool processes_exceeded = false;  // it had more than max_processes at once: stopped
   std::string output;            // stdout and stderr, interleaved, capped at max_output
+  std::string records;           // what it wrote to fd 3 (options.records_fd), read live
   double seconds = 0;
 
   bool ok() const {
@@ -44,6 +45,10 @@ struct run_options {
   // false: of the grader's environment the child gets only an allowlist (PATH, locale,
   // TMPDIR, the toolchain's CUDA_*/NVIDIA_*/LD_LIBRARY_PATH), never a token or a key.
   bool inherit_env = true;
+  // The child gets a pipe on fd 3 (records), read while it runs into run_result::records:
+  // nothing it or a helper does later can rewrite what was read. More than 16 MiB is an
+  // output limit.
+  bool records_fd = false;
 };
 
 // argv[0] is looked up on PATH. At a limit (time, output, memory) the child's whole

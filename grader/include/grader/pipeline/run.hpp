@@ -102,28 +102,24 @@ class runner {
 };
 
 // A plain child process in its own process group, killed at the time limit. The
-// reporter writes to a file under `scratch`.
+// reporter writes to a pipe the grader reads while the test runs (fd 3).
 class process_runner final : public runner {
  public:
-  explicit process_runner(std::filesystem::path scratch) : scratch_(std::move(scratch)) {}
   std::string isolation() const override { return "process"; }
   tag_run run(const test_job& job, unsigned seed, const run_limits& limits) override;
-
- private:
-  std::filesystem::path scratch_;
 };
 
 // Each job inside bubblewrap (src/pipeline/runners/sandbox.cpp, grader/base/sandbox.hpp):
 // no network, an empty environment but the sanitizers', the system's libraries and the
-// test binary the only files it sees (read-only) besides its records' folder, a 64 MiB
-// /tmp, uid 65534 in its own user, pid and IPC namespaces (every process it starts,
-// daemons included, dies with it), at most 256 processes, 64 MiB per file written and
-// 256 open files. The course, the solutions, the answer key, $HOME and the submission are
-// not there to read or write. A marking job's judge runs outside, with no student code
-// in it, and only its compute process is confined (with no folder of the grader's).
+// test binary the only files it sees (read-only), a 64 MiB private /tmp its only
+// writable folder (records go to a pipe), uid 65534 in its own user, pid and IPC
+// namespaces (every process it starts, daemons included, dies with it), at most 256
+// processes, 64 MiB per file written and 256 open files. The course, the solutions, the
+// answer key, $HOME and the submission are not there to read or write. A marking job's
+// judge runs outside, with no student code in it, and only its compute process is
+// confined (with no folder of the grader's).
 class sandbox_runner final : public runner {
  public:
-  explicit sandbox_runner(std::filesystem::path scratch);
   // Why bubblewrap cannot run here ("bwrap is not installed", "user namespaces are
   // blocked: ..."), or "" when it can. Probed once per process.
   static std::string unavailable_reason();
@@ -132,7 +128,6 @@ class sandbox_runner final : public runner {
   std::vector<std::string> confine(const std::filesystem::path& binary) const override;
 
  private:
-  std::filesystem::path scratch_;
   process_runner inner_;
 };
 

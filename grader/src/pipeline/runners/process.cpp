@@ -1,9 +1,6 @@
 // process_runner: a test job in a plain child process with a time limit and an
-// output cap (see run.hpp). The reporter writes its records to a file of ours.
-#include <atomic>
-#include <cctype>
-#include <fstream>
-#include <sstream>
+// output cap (see run.hpp). The reporter writes its records to a pipe of ours (fd 3).
+#include <filesystem>
 
 #include "course/protocol.hpp"
 #include "grader/pipeline/run.hpp"
@@ -14,16 +11,6 @@ tag_run process_runner::run(const test_job& job, unsigned seed, const run_limits
   tag_run t;
   t.tag = job.tag;
   t.expected_tests = job.expected_tests;
-  std::error_code ec;
-  std::filesystem::create_directories(scratch_, ec);
-  std::string safe;
-  for (char c : job.tag)
-    safe.push_back(std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '-' ? c : '_');
-  // A file of its own per job, even for two jobs of one binary and tag at once.
-  static std::atomic<unsigned> jobs{0};
-  const std::filesystem::path out_file = scratch_ / (job.binary.filename().string() + "." + safe +
-                                                     "." + std::to_string(jobs++) + ".jsonl");
-  std::filesystem::remove(out_file, ec);
   run_options opts;
   opts.timeout = limits.timeout;
   opts.max_output = limits.max_output;
@@ -31,6 +18,9 @@ tag_run process_runner::run(const test_job& job, unsigned seed, const run_limits
   opts.max_processes = limits.max_processes;
   opts.env = sanitizer_environment();
   opts.inherit_env = false;  // tests and the code under test never see the grader's secrets
+  // The reporter writes to a pipe the grader reads as the test runs: no file a helper of
+  // the student's code could rewrite afterwards.
+  opts.records_fd = true;
   if (!job.compute.empty()) {  // the judge starts it: its command line, fields split by \x1f
     std::string command;
     for (const auto& a : job.compute_wrapper) command += a + '\x1f';
@@ -40,17 +30,11 @@ tag_run process_runner::run(const test_job& job, unsigned seed, const run_limits
   std::vector<std::string> argv = job.wrapper;
   for (std::string a :
        {job.binary.string(), std::string("--reporter"), std::string(::course::protocol::reporter),
-        std::string("--out"), out_file.string(), std::string("--rng-seed"), std::to_string(seed),
+        std::string("--out"), std::string("/dev/fd/3"), std::string("--rng-seed"), std::to_string(seed),
         std::string("--warn"), std::string("NoAssertions"), job.tag})
     argv.push_back(std::move(a));
   t.process = run_process(argv, opts);
-  {
-    std::ifstream in(out_file, std::ios::binary);
-    std::ostringstream text;
-    text << in.rdbuf();
-    t.raw_records = text.str();
-  }
-  std::filesystem::remove(out_file, ec);
+  t.raw_records = t.process.records;
   t.records = parse_records(t.raw_records);
   return t;
 }

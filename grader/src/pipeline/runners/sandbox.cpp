@@ -13,8 +13,6 @@ std::string sandbox_runner::unavailable_reason() {
   return bwrap_unavailable_reason();
 }
 
-sandbox_runner::sandbox_runner(fs::path scratch)
-    : scratch_(fs::absolute(scratch)), inner_(scratch_) {}
 
 std::vector<std::string> sandbox_runner::confine(const fs::path& binary) const {
   confinement spec;
@@ -31,10 +29,7 @@ tag_run sandbox_runner::run(const test_job& job, unsigned seed, const run_limits
     boxed.compute_wrapper = bwrap_command(spec);
     return inner_.run(boxed, seed, limits);
   }
-  std::error_code ec;
-  fs::create_directories(scratch_, ec);
-  spec.read_only = {fs::absolute(job.binary)};
-  spec.writable = {scratch_};
+  spec.read_only = {fs::absolute(job.binary)};  // writable: its private /tmp alone
   boxed.wrapper = bwrap_command(spec);
   boxed.wrapper.insert(boxed.wrapper.end(), job.wrapper.begin(), job.wrapper.end());
   boxed.binary = fs::absolute(job.binary);

@@ -143,8 +143,9 @@ void define_cli(CLI::App& app, options& o) {
   o.mark->add_option("--seed", o.seed, "Seed for the tests' inputs (default: fixed per lesson)");
   o.mark->add_option("--timeout", o.timeout_s, "Seconds each test process may run")
       ->check(CLI::PositiveNumber);
-  o.mark->add_option("--build-timeout", o.build_timeout_s,
-                     "Seconds the build of the submission may take (default 300)")
+  o.mark
+      ->add_option("--build-timeout", o.build_timeout_s,
+                   "Seconds the build of the submission may take (default 300)")
       ->check(CLI::PositiveNumber);
   o.mark->add_option("--build-dir", o.build_dir, "The grading build tree (<dir>-mark is used)");
   o.mark->add_flag("--allow-unconfined", o.allow_unconfined,

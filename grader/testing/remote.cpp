@@ -23,7 +23,7 @@ namespace {
 enum class status : std::uint8_t { ok = 0, blank = 1, exception = 2 };
 constexpr std::uint32_t kMagic = 0x43524d31;  // "CRM1": one reply
 constexpr std::size_t kMaxText = 4096;        // a blank's name or an exception's message
-constexpr int kRequestFd = 3, kReplyFd = 4;  // the compute process's protocol fds
+constexpr int kRequestFd = 3, kReplyFd = 4;   // the compute process's protocol fds
 constexpr std::uint64_t kMaxFloats = std::uint64_t{1} << 30;
 
 // Whole reads and writes; false at EOF or on an error.

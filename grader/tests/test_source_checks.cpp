@@ -17,17 +17,19 @@ std::string tokens(std::string_view source) {
 
 TEST_CASE("uninstrumented_accesses finds what hides accesses from the counters",
           "[source_checks]") {
-  CHECK(tokens("__device__ __attribute__((no_sanitize(\"thread\"))) float f();") == "1:no_sanitize ");
-  CHECK(tokens("[[gnu::no_sanitize_thread]] void g();\n__attribute__((__no_sanitize__(\"thread\")))") ==
-        "1:no_sanitize_thread 2:__no_sanitize__ ");
+  CHECK(tokens("__device__ __attribute__((no_sanitize(\"thread\"))) float f();") ==
+        "1:no_sanitize ");
+  CHECK(
+      tokens(
+          "[[gnu::no_sanitize_thread]] void g();\n__attribute__((__no_sanitize__(\"thread\")))") ==
+      "1:no_sanitize_thread 2:__no_sanitize__ ");
   CHECK(tokens("int x;\n\n  asm volatile(\"\" ::: \"memory\");") == "3:asm ");
   CHECK(tokens("__asm__(\"nop\"); std::memcpy(d, s, n); __builtin_memmove(d, s, n);") ==
         "1:__asm__ 1:memcpy 1:__builtin_memmove ");
   CHECK(tokens("#define CAT(a, b) a##b\nCAT(no_, sanitize)") == "1:## ");
 }
 
-TEST_CASE("uninstrumented_accesses ignores comments, strings and longer names",
-          "[source_checks]") {
+TEST_CASE("uninstrumented_accesses ignores comments, strings and longer names", "[source_checks]") {
   CHECK(tokens("// no_sanitize, asm, memcpy in a comment\n/* memset\n ## */ int y;") == "");
   CHECK(tokens("const char* s = \"asm memcpy ## \\\" no_sanitize\";") == "");
   CHECK(tokens("auto r = R\"x(memcpy \" asm)x\"; char c = '#';") == "");

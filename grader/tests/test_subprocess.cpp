@@ -150,13 +150,11 @@ TEST_CASE("run_process stops a process tree that holds more memory than max_memo
   CHECK_THAT(r.describe(), Contains("memory limit"));
 }
 
-TEST_CASE("run_process stops a process tree with more than max_processes at once",
-          "[subprocess]") {
+TEST_CASE("run_process stops a process tree with more than max_processes at once", "[subprocess]") {
   run_options o = with_timeout(20s);
   o.max_processes = 20;
   // 60 sleepers: over the limit within one check (50 ms), whatever the user (root too).
-  const run_result r =
-      run_process({"sh", "-c", "for i in $(seq 60); do sleep 30 & done; wait"}, o);
+  const run_result r = run_process({"sh", "-c", "for i in $(seq 60); do sleep 30 & done; wait"}, o);
   CHECK(r.processes_exceeded);
   CHECK_FALSE(r.ok());
   CHECK(r.seconds < 5);

@@ -10,18 +10,17 @@ namespace grader {
 namespace fs = std::filesystem;
 
 std::vector<std::string> bwrap_command(const confinement& spec) {
-  // bwrap itself starts with an empty environment: inside, /proc/1/environ is its own.
-  std::vector<std::string> a = {
-      "/usr/bin/env", "-i", "PATH=/usr/bin:/bin", "bwrap",
-      "--unshare-all",  // network, pid, ipc, uts, cgroup, user
-      "--uid",         "65534",         "--gid",    "65534",      "--die-with-parent",
-      "--new-session", "--cap-drop",    "ALL",      "--clearenv", "--setenv",
-      "PATH",          "/usr/bin:/bin", "--setenv", "HOME",       "/tmp",
-      "--setenv",      "LANG",          "C.UTF-8",  "--ro-bind",  "/usr",
-      "/usr"};
+  std::vector<std::string> a;
   auto add = [&a](std::initializer_list<std::string> args) {
     a.insert(a.end(), args.begin(), args.end());
   };
+  // bwrap itself starts with an empty environment: inside, /proc/1/environ is its own.
+  add({"/usr/bin/env", "-i", "PATH=/usr/bin:/bin", "bwrap"});
+  add({"--unshare-all"});  // network, pid, ipc, uts, cgroup, user
+  add({"--uid", "65534", "--gid", "65534", "--die-with-parent", "--new-session"});
+  add({"--cap-drop", "ALL", "--clearenv"});
+  add({"--setenv", "PATH", "/usr/bin:/bin", "--setenv", "HOME", "/tmp"});
+  add({"--setenv", "LANG", "C.UTF-8", "--ro-bind", "/usr", "/usr"});
   for (const char* p : {"/bin", "/lib", "/lib64", "/lib32", "/etc/ld.so.cache", "/etc/ld.so.conf",
                         "/etc/ld.so.conf.d", "/etc/alternatives"})
     add({"--ro-bind-try", p, p});

@@ -88,7 +88,8 @@ usage tree_usage(pid_t root) {
   for (pid_t p : all) {
     std::ifstream statm("/proc/" + std::to_string(p) + "/statm");
     std::uint64_t size = 0, resident = 0;
-    if (statm >> size >> resident) u.resident += resident * static_cast<std::uint64_t>(getpagesize());
+    if (statm >> size >> resident)
+      u.resident += resident * static_cast<std::uint64_t>(getpagesize());
   }
   return u;
 }
@@ -275,7 +276,8 @@ run_result run_process(const std::vector<std::string>& argv, const run_options& 
   if (exited) drain(0);  // what it wrote just before exiting
   close(fds[0]);
   if (rec[0] >= 0) close(rec[0]);
-  const bool stopped = r.timed_out || r.output_exceeded || r.memory_exceeded || r.processes_exceeded;
+  const bool stopped =
+      r.timed_out || r.output_exceeded || r.memory_exceeded || r.processes_exceeded;
   if (stopped) {  // stop the tree first, so no process is left to start another
     kill(pid, SIGSTOP);
     for (int pass = 0; pass < 2; ++pass)  // a second pass for what forked meanwhile

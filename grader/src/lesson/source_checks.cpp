@@ -9,12 +9,24 @@ namespace grader {
 std::vector<source_finding> uninstrumented_accesses(std::string_view s) {
   // Attributes that drop the hooks, inline assembly, and the C library's bulk copies
   // (not instrumented: libtsan, which would intercept them, is never linked).
-  static const std::set<std::string, std::less<>> banned = {
-      "no_sanitize",      "no_sanitize_thread", "__no_sanitize__",  "no_sanitize_address",
-      "disable_sanitizer_instrumentation",      "__no_sanitize_thread__",
-      "asm",              "__asm",              "__asm__",          "memcpy",
-      "memmove",          "memset",             "memcmp",           "__builtin_memcpy",
-      "__builtin_memmove", "__builtin_memset",  "__builtin_memcmp", "bcopy"};
+  static const std::set<std::string, std::less<>> banned = {"no_sanitize",
+                                                            "no_sanitize_thread",
+                                                            "__no_sanitize__",
+                                                            "no_sanitize_address",
+                                                            "disable_sanitizer_instrumentation",
+                                                            "__no_sanitize_thread__",
+                                                            "asm",
+                                                            "__asm",
+                                                            "__asm__",
+                                                            "memcpy",
+                                                            "memmove",
+                                                            "memset",
+                                                            "memcmp",
+                                                            "__builtin_memcpy",
+                                                            "__builtin_memmove",
+                                                            "__builtin_memset",
+                                                            "__builtin_memcmp",
+                                                            "bcopy"};
   std::vector<source_finding> out;
   int line = 1;
   auto ident = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
@@ -33,8 +45,10 @@ std::vector<source_finding> uninstrumented_accesses(std::string_view s) {
       if (c == '"' && i > 0 && s[i - 1] == 'R') {
         const size_t open = s.find('(', i);
         const std::string close =
-            ")" + std::string(s.substr(i + 1, open == std::string_view::npos ? 0 : open - i - 1)) + "\"";
-        const size_t end = open == std::string_view::npos ? std::string_view::npos : s.find(close, open);
+            ")" + std::string(s.substr(i + 1, open == std::string_view::npos ? 0 : open - i - 1)) +
+            "\"";
+        const size_t end =
+            open == std::string_view::npos ? std::string_view::npos : s.find(close, open);
         const size_t stop = end == std::string_view::npos ? s.size() : end + close.size();
         for (; i < stop; ++i) line += s[i] == '\n';
         continue;

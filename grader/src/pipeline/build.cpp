@@ -202,7 +202,7 @@ build_result grading_tree::build(const std::map<std::string, fs::path>& files,
     }
     run_options o = opts;
     o.timeout = left;
-    o.inherit_env = false;  // the compiler can print what it reads (/proc/self/environ)
+    o.inherit_env = false;   // the compiler can print what it reads (/proc/self/environ)
     o.max_processes = 1024;  // ninja, compiler drivers, cc1plus, as, ld: far fewer
     std::vector<std::string> cmd =
         ninja ? std::vector<std::string>{"ninja", "-C", dir_.string(), "-k", "0"}

@@ -61,8 +61,8 @@ std::map<std::string, answers_result> grade_answer_files(const course& c, const 
 // Every item `e` earns scores 0, with `why` as its feedback.
 void fail_items_of(const manifest& m, const exercise& e, report& rep, const std::string& why) {
   for (unit_report& u : rep.units) {
-    const auto owner = std::find_if(m.units.begin(), m.units.end(),
-                                    [&](const unit& mu) { return mu.id == u.id; });
+    const auto owner =
+        std::find_if(m.units.begin(), m.units.end(), [&](const unit& mu) { return mu.id == u.id; });
     if (owner == m.units.end()) continue;
     for (item_result& it : u.items)
       for (const item& mi : owner->items)
@@ -141,14 +141,14 @@ report grade_with(const course& c, const manifest& m, const grade_request& req, 
     if (f.ex->kind != "cu") continue;
     const auto found = uninstrumented_accesses(read_text(f.path));
     if (found.empty()) continue;
-    const std::string why = trf(
-        rep.language,
-        "{} 第 {} 行的 `{}` 让内存访问绕过了模拟器的计数（编译时关掉插桩、内联汇编、"
-        "libc 拷贝或 ## 拼接），访存数字无法信任，本练习各项不给分",
-        "{} line {}: `{}` takes memory accesses out of the emulator's counters (an attribute "
-        "that turns its hooks off, inline assembly, a libc copy, or ## pasting that can spell "
-        "one), so no count of this exercise can be trusted and its items score 0",
-        f.ex->file, found.front().line, found.front().token);
+    const std::string why =
+        trf(rep.language,
+            "{} 第 {} 行的 `{}` 让内存访问绕过了模拟器的计数（编译时关掉插桩、内联汇编、"
+            "libc 拷贝或 ## 拼接），访存数字无法信任，本练习各项不给分",
+            "{} line {}: `{}` takes memory accesses out of the emulator's counters (an attribute "
+            "that turns its hooks off, inline assembly, a libc copy, or ## pasting that can spell "
+            "one), so no count of this exercise can be trusted and its items score 0",
+            f.ex->file, found.front().line, found.front().token);
     fail_items_of(m, *f.ex, rep, why);
     rep.messages.push_back(why);
   }

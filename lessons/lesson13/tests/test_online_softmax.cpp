@@ -764,7 +764,8 @@ std::vector<float> composed_from_update(const problem& p) {
         for (int c = 0; c < Bc; ++c) {
           float dot = 0.0f;
           for (int k = 0; k < d; ++k)
-            dot += p.Q[static_cast<size_t>(i + r) * d + k] * p.K[static_cast<size_t>(j + c) * d + k];
+            dot +=
+                p.Q[static_cast<size_t>(i + r) * d + k] * p.K[static_cast<size_t>(j + c) * d + k];
           S_ij[static_cast<size_t>(r) * Bc + c] = dot;
         }
       lesson13::online_softmax_update(S_ij.data(), p.V.data() + static_cast<size_t>(j) * d, Br, Bc,
@@ -799,14 +800,19 @@ TEST_CASE("flash_attention is the file's own online update, run block by block",
         const size_t i = static_cast<size_t>(r) * p.d + k;
         if (std::isnan(got[i]) && std::isnan(composed[i])) continue;  // the same failure
         const double budget = 2.0 * flash_budget(p.n, p.d, p.block_size, want.A[r]);
-        double e = std::abs(static_cast<double>(got[i]) - composed[i]) / tolerance(budget, want.M[i]);
+        double e =
+            std::abs(static_cast<double>(got[i]) - composed[i]) / tolerance(budget, want.M[i]);
         if (std::isnan(e)) e = kInf;
         if (e > worst) worst = e, worst_row = r;
       }
-    INFO(describe(p) << ": row " << worst_row << " of flash_attention differs from what the "
-         "file's own online_softmax_update and normalize_rows give over the same key blocks "
-         "(error " << fmt_num(worst) << "x the rounding bound): flash_attention must compute "
-         "through the online update, block by block");
+    INFO(describe(p)
+         << ": row " << worst_row
+         << " of flash_attention differs from what the "
+            "file's own online_softmax_update and normalize_rows give over the same key blocks "
+            "(error "
+         << fmt_num(worst)
+         << "x the rounding bound): flash_attention must compute "
+            "through the online update, block by block");
     REQUIRE(worst <= 1.0);
   }
 }

@@ -15,17 +15,17 @@ struct run_result {
   int exit_code = -1;   // valid when the child exited normally
   int term_signal = 0;  // the signal that ended it, or 0
   bool timed_out = false;
-  bool spawn_failed = false;     // the program could not be started (see output)
-  bool output_exceeded = false;  // it wrote more than max_output: stopped there
-  bool memory_exceeded = false;  // its processes held more than max_memory: stopped
+  bool spawn_failed = false;        // the program could not be started (see output)
+  bool output_exceeded = false;     // it wrote more than max_output: stopped there
+  bool memory_exceeded = false;     // its processes held more than max_memory: stopped
   bool processes_exceeded = false;  // it had more than max_processes at once: stopped
-  std::string output;            // stdout and stderr, interleaved, capped at max_output
-  std::string records;           // what it wrote to fd 3 (options.records_fd), read live
+  std::string output;               // stdout and stderr, interleaved, capped at max_output
+  std::string records;              // what it wrote to fd 3 (options.records_fd), read live
   double seconds = 0;
 
   bool ok() const {
-    return !spawn_failed && !timed_out && !output_exceeded && !memory_exceeded && !processes_exceeded &&
-           term_signal == 0 && exit_code == 0;
+    return !spawn_failed && !timed_out && !output_exceeded && !memory_exceeded &&
+           !processes_exceeded && term_signal == 0 && exit_code == 0;
   }
   // "exit code 2", "killed by SIGSEGV", "timed out after 10.0 s", "output limit: ..."
   std::string describe() const;

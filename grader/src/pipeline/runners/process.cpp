@@ -30,8 +30,8 @@ tag_run process_runner::run(const test_job& job, unsigned seed, const run_limits
   std::vector<std::string> argv = job.wrapper;
   for (std::string a :
        {job.binary.string(), std::string("--reporter"), std::string(::course::protocol::reporter),
-        std::string("--out"), std::string("/dev/fd/3"), std::string("--rng-seed"), std::to_string(seed),
-        std::string("--warn"), std::string("NoAssertions"), job.tag})
+        std::string("--out"), std::string("/dev/fd/3"), std::string("--rng-seed"),
+        std::to_string(seed), std::string("--warn"), std::string("NoAssertions"), job.tag})
     argv.push_back(std::move(a));
   t.process = run_process(argv, opts);
   t.raw_records = t.process.records;

@@ -13,7 +13,6 @@ std::string sandbox_runner::unavailable_reason() {
   return bwrap_unavailable_reason();
 }
 
-
 std::vector<std::string> sandbox_runner::confine(const fs::path& binary) const {
   confinement spec;
   spec.read_only = {fs::absolute(binary)};

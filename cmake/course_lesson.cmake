@@ -66,9 +66,16 @@ function(course_add_lesson lesson)
     course_check_sanitizers(sanitize)
   endif()
 
+  # Folders are globbed with CONFIGURE_DEPENDS, except in grading trees: there the
+  # re-check would cost every re-grade 0.1 s per build run, and the grader re-configures
+  # the tree itself when these folders change (grader-configured-for.txt).
+  set(glob_mode CONFIGURE_DEPENDS)
+  if(arg_GRADING)
+    set(glob_mode "")
+  endif()
   # References (CPU and GPU) shared by the lesson's tests: compiled once per tree.
-  file(GLOB reference_cpp CONFIGURE_DEPENDS "${lesson_dir}/reference/*.cpp")
-  file(GLOB reference_cuda CONFIGURE_DEPENDS "${lesson_dir}/reference/*.cu")
+  file(GLOB reference_cpp ${glob_mode} "${lesson_dir}/reference/*.cpp")
+  file(GLOB reference_cuda ${glob_mode} "${lesson_dir}/reference/*.cu")
   add_library(${lesson}_references OBJECT ${reference_cpp})
   target_include_directories(${lesson}_references PUBLIC "${lesson_dir}/include" "${lesson_dir}/reference")
   target_link_libraries(${lesson}_references PUBLIC course_testing course_device_buffer)
@@ -211,7 +218,7 @@ function(course_add_lesson lesson)
   # exercises (<lesson>_gpu_bench) and, in a grading tree, with the solutions
   # (<lesson>_gpu_bench_solution, not in a student release), so the grader can report
   # the ratio of the two.
-  file(GLOB bench_sources CONFIGURE_DEPENDS "${lesson_dir}/bench/*.cpp")
+  file(GLOB bench_sources ${glob_mode} "${lesson_dir}/bench/*.cpp")
   if(COURSE_CUDA AND bench_sources)
     add_executable(${lesson}_gpu_bench ${bench_sources})
     target_link_libraries(${lesson}_gpu_bench PRIVATE ${lesson}_references ${cuda_code} CUDA::cublas)
@@ -224,7 +231,7 @@ function(course_add_lesson lesson)
   endif()
 
   # Checks of the lesson's content (e.g. the figures in its notes): not graded.
-  file(GLOB check_sources CONFIGURE_DEPENDS "${lesson_dir}/checks/*.cpp")
+  file(GLOB check_sources ${glob_mode} "${lesson_dir}/checks/*.cpp")
   if(check_sources AND NOT arg_GRADING AND COURSE_BUILD_TESTS)
     add_executable(${lesson}_checks ${check_sources})
     target_link_libraries(${lesson}_checks PRIVATE course_testing)

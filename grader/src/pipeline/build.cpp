@@ -158,6 +158,16 @@ build_result grading_tree::build(const std::map<std::string, fs::path>& files,
     for (const auto& f : fs::directory_iterator(
              course_.solutions_dir(manifest_.lesson) / "hidden_tests", hidden_ec))
       stamp += "hidden " + f.path().filename().string() + "\n";
+  // The folders the lesson's CMake globs (not re-checked on every build in a grading tree).
+  for (const char* folder : {"reference", "bench", "checks"}) {
+    std::vector<std::string> names;
+    std::error_code glob_ec;
+    for (const auto& f :
+         fs::directory_iterator(course_.lesson_dir(manifest_.lesson) / folder, glob_ec))
+      names.push_back(f.path().filename().string());
+    std::sort(names.begin(), names.end());
+    for (const auto& name : names) stamp += std::string(folder) + " " + name + "\n";
+  }
   const fs::path stamp_file = dir_ / "grader-configured-for.txt";
   std::error_code ec;
   const bool same = fs::exists(stamp_file, ec) && read_text(stamp_file) == stamp;

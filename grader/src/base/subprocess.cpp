@@ -126,7 +126,7 @@ run_result run_process(const std::vector<std::string>& argv, const run_options& 
     r.output = "no program given";
     return r;
   }
-  int fds[2], errfds[2];  // output; and exec/chdir failures, closed by a successful exec
+  int fds[2], errfds[2] = {-1, -1};  // output; and exec/chdir failures, closed by exec
   if (pipe2(fds, O_CLOEXEC) != 0) {
     r.spawn_failed = true;
     r.output = std::strerror(errno);
@@ -135,7 +135,8 @@ run_result run_process(const std::vector<std::string>& argv, const run_options& 
   int rec[2] = {-1, -1};  // options.records_fd: fd 3 of the child
   if (pipe2(errfds, O_CLOEXEC) != 0 || (options.records_fd && pipe2(rec, O_CLOEXEC) != 0)) {
     const int err = errno;
-    for (int fd : {fds[0], fds[1], errfds[0], errfds[1]}) close(fd);
+    for (int fd : {fds[0], fds[1], errfds[0], errfds[1]})
+      if (fd >= 0) close(fd);
     r.spawn_failed = true;
     r.output = std::strerror(err);
     return r;

@@ -69,7 +69,7 @@ int fail_to_grade(const std::string& why) {
 // Everything the command line says.
 struct options {
   std::string lesson, submission, json_file, unit, lang_name, root, build_dir, override_file;
-  std::string sandbox = "auto";
+  std::string sandbox = "auto", require_sandbox;
   std::string format = "text";
   bool answers = false, gpu = false, fresh = false, explicit_seed = false;
   unsigned seed = std::random_device{}();
@@ -116,9 +116,13 @@ void define_cli(CLI::App& app, options& o) {
                  "JSON file {\"item id\": points} from an instructor's review; replaces those "
                  "items' points");
   app.add_option("--sandbox", o.sandbox,
-                 "Run the tests in bubblewrap: auto (where it works; the report says when it "
-                 "does not), on (refuse to grade without it), off")
-      ->check(CLI::IsMember({"auto", "on", "off"}));
+                 "How to confine the compiles and tests: auto (the strongest level that works "
+                 "here; the report names it), full (bubblewrap), restricted (grader-confine: "
+                 "seccomp, Landlock, rlimits, another uid), off; on is full")
+      ->check(CLI::IsMember({"auto", "full", "restricted", "off", "on"}));
+  app.add_option("--require-sandbox", o.require_sandbox,
+                 "Refuse to grade (exit 2) below this isolation level: none, restricted or full")
+      ->check(CLI::IsMember({"none", "restricted", "full"}));
   app.add_flag("--fresh", o.fresh,
                "Re-run every test, even those of test binaries unchanged since the last grade");
   app.add_flag(
@@ -148,9 +152,16 @@ void define_cli(CLI::App& app, options& o) {
                    "Seconds the build of the submission may take (default 300)")
       ->check(CLI::PositiveNumber);
   o.mark->add_option("--build-dir", o.build_dir, "The grading build tree (<dir>-mark is used)");
+  o.mark
+      ->add_option("--require-sandbox", o.require_sandbox,
+                   "The lowest isolation level to mark at (default full: where bubblewrap "
+                   "cannot run, marking refuses, exit 2); restricted allows grader-confine")
+      ->check(CLI::IsMember({"none", "restricted", "full"}));
+  o.mark->add_option("--sandbox", o.sandbox, "auto (default), full or restricted")
+      ->check(CLI::IsMember({"auto", "full", "restricted", "on"}));
   o.mark->add_flag("--allow-unconfined", o.allow_unconfined,
-                   "Mark even where bubblewrap cannot run (the report then says so); by "
-                   "default marking refuses, exit 2");
+                   "Mark even with no sandbox at all (--require-sandbox none; the report then "
+                   "says so)");
   o.hint = app.add_subcommand(
       "hint", "Hints for a lesson's blanks: the list at level 1, or one blank at --level N");
   o.hint->add_option("lesson", o.hint_lesson, "The lesson")->required();
@@ -253,7 +264,14 @@ int run_grade(const course& c, const options& o, lang l) {
   req.build_timeout = std::chrono::seconds(o.build_timeout_s);
   if (!o.build_dir.empty()) req.tree = fs::absolute(o.build_dir);
   req.fresh = o.fresh;
-  req.sandbox = marking ? (o.allow_unconfined ? "auto" : "on") : o.sandbox;
+  if (o.sandbox != "auto")
+    req.sandbox = o.sandbox == "off" ? isolation::none
+                                     : *isolation_named(o.sandbox == "on" ? "full" : o.sandbox);
+  // Marking requires the full level unless told otherwise.
+  const std::string require = !o.require_sandbox.empty() ? o.require_sandbox
+                              : marking && !o.allow_unconfined ? "full"
+                                                               : "none";
+  req.require = *isolation_named(require);
   if (!o.override_file.empty()) req.overrides = load_overrides(c, o.override_file, m);
   report rep = grade(c, m, req);
   rep.ignored_files = staged.ignored;

@@ -1,6 +1,10 @@
-// bubblewrap command lines (see sandbox.hpp).
+// Sandbox command lines, bubblewrap's and grader-confine's, and what each level can do
+// here (see sandbox.hpp).
 #include "grader/base/sandbox.hpp"
 
+#include <unistd.h>
+
+#include <array>
 #include <mutex>
 
 #include "grader/base/files.hpp"
@@ -8,6 +12,42 @@
 
 namespace grader {
 namespace fs = std::filesystem;
+
+namespace {
+
+// grader-confine sits beside the program that uses it (build/bin, or an install's bin).
+fs::path confine_helper() {
+  std::error_code ec;
+  const fs::path self = fs::read_symlink("/proc/self/exe", ec);
+  return ec ? fs::path("grader-confine") : self.parent_path() / "grader-confine";
+}
+
+// Runs a level's prefix around /bin/true: "" when it works, else why not.
+std::string probe(isolation level) {
+  run_options opts;
+  opts.timeout = std::chrono::seconds(20);
+  auto argv = confine_command(level, {});
+  argv.push_back("/bin/true");
+  const run_result r = run_process(argv, opts);
+  return r.ok() ? "" : std::string(trim_ascii(r.output.empty() ? r.describe() : r.output));
+}
+
+}  // namespace
+
+std::string_view to_string(isolation level) {
+  switch (level) {
+    case isolation::full: return "full";
+    case isolation::restricted: return "restricted";
+    case isolation::none: break;
+  }
+  return "none";
+}
+
+std::optional<isolation> isolation_named(std::string_view name) {
+  for (isolation l : {isolation::none, isolation::restricted, isolation::full})
+    if (to_string(l) == name) return l;
+  return std::nullopt;
+}
 
 std::vector<std::string> bwrap_command(const confinement& spec) {
   std::vector<std::string> a;
@@ -28,7 +68,6 @@ std::vector<std::string> bwrap_command(const confinement& spec) {
        "/tmp"});
   for (const auto& p : spec.read_only) add({"--ro-bind", p.string(), p.string()});
   for (const auto& p : spec.writable) add({"--bind", p.string(), p.string()});
-  for (const auto& p : spec.hidden) add({"--tmpfs", p.string(), "--remount-ro", p.string()});
   add({"--chdir", spec.cwd.empty() ? std::string("/tmp") : spec.cwd.string()});
   for (const auto& kv : spec.env) {
     const auto eq = kv.find('=');
@@ -43,29 +82,71 @@ std::vector<std::string> bwrap_command(const confinement& spec) {
   return a;
 }
 
-std::string bwrap_unavailable_reason() {
+std::vector<std::string> restricted_command(const confinement& spec) {
+  std::vector<std::string> a = {confine_helper().string()};
+  auto add = [&a](std::initializer_list<std::string> args) {
+    a.insert(a.end(), args.begin(), args.end());
+  };
+  for (const auto& p : spec.read_only) add({"--ro", p.string()});
+  for (const auto& p : spec.writable) add({"--rw", p.string()});
+  for (const auto& kv : spec.env) add({"--env", kv});
+  if (!spec.tmp.empty()) add({"--tmp", spec.tmp.string()});
+  if (!spec.cwd.empty()) add({"--chdir", spec.cwd.string()});
+  if (spec.keep_uid) add({"--keep-uid"});
+  add({"--nproc", std::to_string(spec.processes), "--fsize", std::to_string(spec.file_bytes),
+       "--nofile", std::to_string(spec.open_files)});
+  if (spec.address_space) add({"--as", std::to_string(spec.address_space)});
+  if (spec.cpu_seconds) add({"--cpu", std::to_string(spec.cpu_seconds)});
+  add({"--"});
+  return a;
+}
+
+std::vector<std::string> confine_command(isolation level, const confinement& spec) {
+  switch (level) {
+    case isolation::full: return bwrap_command(spec);
+    case isolation::restricted: return restricted_command(spec);
+    case isolation::none: break;
+  }
+  return {};
+}
+
+std::string unavailable_reason(isolation level) {
   static std::once_flag once;
-  static std::string reason;
+  static std::array<std::string, 3> reasons;
   std::call_once(once, [] {
-    if (!on_path("bwrap")) {
-      reason = "bubblewrap (bwrap) is not installed";
-      return;
-    }
-    if (!on_path("/usr/bin/prlimit")) {
-      reason = "prlimit (util-linux) is not installed";
-      return;
-    }
+    if (!on_path("bwrap"))
+      reasons[2] = "bubblewrap (bwrap) is not installed";
+    else if (!on_path("/usr/bin/prlimit"))
+      reasons[2] = "prlimit (util-linux) is not installed";
+    else if (const std::string why = probe(isolation::full); !why.empty())
+      reasons[2] = "bubblewrap cannot start a sandbox here (" + why + "; user namespaces blocked?)";
+    if (!fs::exists(confine_helper()))
+      reasons[1] = "grader-confine is not beside the grader (" + confine_helper().string() + ")";
+    else if (const std::string why = probe(isolation::restricted); !why.empty())
+      reasons[1] = "grader-confine cannot start here (" + why + ")";
+  });
+  return reasons[static_cast<int>(level)];
+}
+
+std::string isolation_detail(isolation level) {
+  if (level == isolation::full)
+    return "bubblewrap: its own user, pid, network and IPC namespaces, uid 65534, no course files";
+  if (level == isolation::none) return "none";
+  static std::once_flag once;
+  static std::string detail;
+  std::call_once(once, [] {
     run_options opts;
     opts.timeout = std::chrono::seconds(20);
-    auto argv = bwrap_command({});
-    argv.push_back("/bin/true");
-    const run_result r = run_process(argv, opts);
-    if (!r.ok())
-      reason = "bubblewrap cannot start a sandbox here (" +
-               std::string(trim_ascii(r.output.empty() ? r.describe() : r.output)) +
-               "; user namespaces blocked?)";
+    const run_result r = run_process({confine_helper().string(), "--probe"}, opts);
+    detail = "grader-confine: " + std::string(trim_ascii(r.output));
   });
-  return reason;
+  return detail;
+}
+
+isolation strongest_isolation() {
+  for (isolation l : {isolation::full, isolation::restricted})
+    if (unavailable_reason(l).empty()) return l;
+  return isolation::none;
 }
 
 }  // namespace grader

@@ -201,6 +201,7 @@ build_result grading_tree::build(const std::map<std::string, fs::path>& files,
   compiler.file_bytes = 1ull << 30;
   compiler.tmp_bytes = 512ull << 20;
   compiler.open_files = 1024;
+  compiler.keep_uid = true;  // restricted, as root: the tree is root's to write
   auto build_targets = [&](const std::vector<std::string>& targets) {
     const auto left = std::max(std::chrono::duration_cast<std::chrono::milliseconds>(
                                    deadline - std::chrono::steady_clock::now()),
@@ -219,8 +220,10 @@ build_result grading_tree::build(const std::map<std::string, fs::path>& files,
               : std::vector<std::string>{"cmake", "--build", dir_.string(), "--target"};
     cmd.insert(cmd.end(), targets.begin(), targets.end());
     if (!ninja) cmd.insert(cmd.end(), {"--", "-k"});
-    if (options_.confined) {
-      std::vector<std::string> boxed = bwrap_command(compiler);
+    if (options_.confinement != isolation::none) {
+      std::optional<scratch_folder> tmp;  // grader-confine's; bubblewrap's is a tmpfs
+      if (options_.confinement == isolation::restricted) compiler.tmp = tmp.emplace().path();
+      std::vector<std::string> boxed = confine_command(options_.confinement, compiler);
       boxed.insert(boxed.end(), cmd.begin(), cmd.end());
       return run_process(boxed, o);
     }

@@ -96,7 +96,7 @@ fs::path tree_of(const course& c, const manifest& m, const grade_request& req) {
 namespace {
 
 report grade_with(const course& c, const manifest& m, const grade_request& req, runner& tests,
-                  bool confined) {
+                  isolation confined) {
   // 1. resolve: the units, and the files they need.
   const resolved what = resolve(m, req.files, req.unit);
 
@@ -106,7 +106,7 @@ report grade_with(const course& c, const manifest& m, const grade_request& req, 
   build_result built;
   if (what.needs_build()) {
     tree.emplace(c, m, tree_of(c, m, req),
-                 tree_options{{}, req.marking, confined && req.confine_build});
+                 tree_options{{}, req.marking, req.confine_build ? confined : isolation::none});
     built = tree->build(what.paths(), req.build_timeout);
   }
 
@@ -153,6 +153,7 @@ report grade_with(const course& c, const manifest& m, const grade_request& req, 
     rep.messages.push_back(why);
   }
   rep.isolation = tests.isolation();
+  rep.isolation_level = to_string(tests.level());
   rep.mode = req.marking ? "marking" : "practice";
   for (const auto& [id, b] : built.exercises)
     if (b.ok && !b.compute_binary.empty()) rep.judged_apart.push_back(b.file);
@@ -162,20 +163,33 @@ report grade_with(const course& c, const manifest& m, const grade_request& req, 
 }  // namespace
 
 report grade(const course& c, const manifest& m, const grade_request& req, runner& tests) {
-  return grade_with(c, m, req, tests, false);
+  return grade_with(c, m, req, tests, isolation::none);
 }
 
 report grade(const course& c, const manifest& m, const grade_request& req) {
-  const std::string why =
-      req.sandbox == "off" ? "turned off (--sandbox off)" : sandbox_runner::unavailable_reason();
-  if (why.empty()) {
-    sandbox_runner tests;
-    return grade_with(c, m, req, tests, true);
+  const isolation level = req.sandbox.value_or(strongest_isolation());
+  const std::string name(to_string(level));
+  if (const std::string why = unavailable_reason(level); !why.empty())
+    throw cannot_grade(fmt::format("{}: {}", req.sandbox ? "--sandbox " + name : "no sandbox",
+                                   why));
+  if (level < req.require) {
+    const std::string wanted(to_string(req.require));
+    throw cannot_grade(
+        req.sandbox ? fmt::format("--sandbox {} is below the required isolation level {}", name,
+                                  wanted)
+                    : fmt::format("isolation level {} is required, but only {} works here: {}",
+                                  wanted, name, unavailable_reason(req.require)));
   }
-  if (req.sandbox == "on") throw cannot_grade("--sandbox on, but " + why);
-  process_runner tests;
-  report r = grade_with(c, m, req, tests, false);
-  r.isolation = "none: " + why;
+  if (level == isolation::none) {
+    process_runner tests;
+    report r = grade_with(c, m, req, tests, isolation::none);
+    r.isolation = req.sandbox ? "none: turned off (--sandbox off)"
+                              : "none: " + unavailable_reason(isolation::restricted);
+    return r;
+  }
+  sandbox_runner tests(level);
+  report r = grade_with(c, m, req, tests, level);
+  r.isolation_detail = isolation_detail(level);
   return r;
 }
 

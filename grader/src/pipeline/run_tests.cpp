@@ -13,10 +13,13 @@ namespace protocol = ::course::protocol;
 namespace {
 
 // A split exercise's results depend on both binaries; the judge alone never changes
-// with the student's code.
-std::string fingerprint_of(const exercise_build& b) {
+// with the student's code. They also depend on the runner (a test the sandbox stops
+// can pass outside it), so its isolation is part of the key.
+std::string fingerprint_of(const exercise_build& b, const runner& r) {
   const std::string judge = binary_fingerprint(b.tests_binary);
-  return b.compute_binary.empty() ? judge : judge + "+" + binary_fingerprint(b.compute_binary);
+  if (judge.empty()) return {};
+  return r.isolation() + ":" + judge +
+         (b.compute_binary.empty() ? "" : "+" + binary_fingerprint(b.compute_binary));
 }
 
 }  // namespace
@@ -48,7 +51,7 @@ test_runs run_tests(runner& r, const resolved& what, const build_result& built,
     unsigned cached_seed = 0;
     auto cached =
         s.fresh ? std::map<std::string, tag_run>{}
-                : load_cached_runs(s.cache_dir / (f.ex->id + ".cache.json"), fingerprint_of(b),
+                : load_cached_runs(s.cache_dir / (f.ex->id + ".cache.json"), fingerprint_of(b, r),
                                    s.limits.timeout, tags, &cached_seed, s.cache_seed);
     if (!cached.empty()) {
       for (auto& [tag, run] : cached) {
@@ -74,7 +77,7 @@ test_runs run_tests(runner& r, const resolved& what, const build_result& built,
     if (timed_out)
       std::filesystem::remove(cache, ec);
     else
-      save_cached_runs(cache, fingerprint_of(built.exercises.at(id)), s.seed, s.limits.timeout,
+      save_cached_runs(cache, fingerprint_of(built.exercises.at(id), r), s.seed, s.limits.timeout,
                        list);
   }
   out.runs.insert(out.runs.end(), std::make_move_iterator(fresh.begin()),

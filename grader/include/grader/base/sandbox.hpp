@@ -1,25 +1,34 @@
-// Confinement of processes that compile or run student code: bubblewrap (Debian's
-// `bubblewrap`) where user namespaces work. One description, `confinement`, turns into
-// the command prefix; the build stage (compiles) and the sandbox runner (tests) both
-// use it, so the two can never drift apart.
-//   auto argv = bwrap_command(spec); argv.push_back("/path/to/program");
+// Confinement of processes that compile or run student code, at one of two levels:
+//   full        bubblewrap (Debian's `bubblewrap`), where user namespaces work;
+//   restricted  grader-confine (grader/app/confine.cpp), where they are blocked: rlimits,
+//               no_new_privs, seccomp, Landlock, a uid of its own when root.
+// One description, `confinement`, turns into the command prefix; the build stage
+// (compiles) and the sandbox runner (tests) both use it, so they can never drift apart.
+//   auto argv = confine_command(isolation::full, spec); argv.push_back("/path/to/program");
 #pragma once
 
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace grader {
 
+// How much a confined process is kept from: ordered, so a requirement is a minimum.
+enum class isolation { none, restricted, full };
+std::string_view to_string(isolation level);
+std::optional<isolation> isolation_named(std::string_view name);  // "none", "restricted", "full"
+
 struct confinement {
   std::vector<std::filesystem::path> read_only;  // shown read-only at the same path
   std::vector<std::filesystem::path> writable;   // shown read-write at the same path
-  // Covered by an empty folder (after the binds above): what must stay out of view
-  // inside a folder that is shown.
-  std::vector<std::filesystem::path> hidden;
   std::vector<std::string> env;  // NAME=value; nothing else of the grader's environment
-  std::filesystem::path cwd;     // default /tmp
+  std::filesystem::path cwd;     // default /tmp (restricted: `tmp`)
+  // restricted: the private temporary folder (HOME, TMPDIR), which the caller makes
+  // empty and removes afterwards; it is handed to the sandbox's uid. full: a tmpfs.
+  std::filesystem::path tmp;
   // rlimits (prlimit): processes, bytes per file written, address space (0: none), CPU
   // seconds (0: none), open files; core files are always off.
   unsigned processes = 256;
@@ -27,7 +36,9 @@ struct confinement {
   std::uint64_t address_space = 0;
   unsigned cpu_seconds = 0;
   unsigned open_files = 256;
-  std::uint64_t tmp_bytes = 64ull << 20;  // the private /tmp
+  std::uint64_t tmp_bytes = 64ull << 20;  // the private /tmp (full only)
+  // restricted, as root: stay uid 0, without capabilities (a compiler writing our tree).
+  bool keep_uid = false;
 };
 
 // bwrap's and prlimit's arguments up to (not including) the program: new user, pid,
@@ -35,8 +46,22 @@ struct confinement {
 // /usr; a private /tmp; /dev with null, zero and random only; dies with the grader.
 std::vector<std::string> bwrap_command(const confinement& spec);
 
-// Why bubblewrap cannot confine a process here ("bubblewrap (bwrap) is not installed",
+// grader-confine's arguments up to the program (see confine.cpp): Landlock shows the
+// system's libraries, `read_only` and `writable`, and nothing else.
+std::vector<std::string> restricted_command(const confinement& spec);
+
+// The prefix for `level`: bwrap_command, restricted_command, or nothing for none.
+std::vector<std::string> confine_command(isolation level, const confinement& spec);
+
+// Why `level` cannot confine a process here ("bubblewrap (bwrap) is not installed",
 // "... user namespaces blocked?"), or "" when it can. Probed once per process.
-std::string bwrap_unavailable_reason();
+std::string unavailable_reason(isolation level);
+
+// What the level holds on this machine, for the report ("bubblewrap: ...", "seccomp,
+// no_new_privs, rlimits, Landlock ABI 7, a uid of its own").
+std::string isolation_detail(isolation level);
+
+// The strongest level that works here.
+isolation strongest_isolation();
 
 }  // namespace grader

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "grader/base/sandbox.hpp"
 #include "grader/lesson/manifest.hpp"
 
 namespace grader {
@@ -29,13 +30,14 @@ struct exercise_build {
   std::filesystem::path compute_binary;
 };
 
-// How a grading tree builds: marking mode's extra binaries, and whether the compiler
-// runs confined (bubblewrap: the course's lessons/, grader/ and cmake/ read-only, the
-// tree writable, nothing else of the host; no solutions/, answer keys or hidden tests).
+// How a grading tree builds: marking mode's extra binaries, and how the compiler is
+// confined (grader/base/sandbox.hpp: the course's lessons/, grader/ and cmake/
+// read-only, the tree writable, nothing else of the host; no solutions/, answer keys
+// or hidden tests).
 struct tree_options {
   std::vector<std::string> cmake_args;  // extra -D options (e.g. -DCOURSE_CUDA=ON)
   bool marking = false;
-  bool confined = false;
+  isolation confinement = isolation::none;
 };
 
 // Whether marking mode splits exercise `e`'s tests into a judge and a compute process.

@@ -28,14 +28,17 @@ struct grade_request {
   std::chrono::seconds build_timeout{std::chrono::minutes(5)};
   std::filesystem::path tree;  // empty: course::grading_tree(lesson)
   bool fresh = false;          // re-run every test, even of unchanged test binaries
-  // The tests in bubblewrap (sandbox_runner): "auto" where it works (else plain
-  // processes, and the report says so), "on" (refuse to grade without it), "off".
-  std::string sandbox = "auto";
+  // How the tests and compiles are confined (sandbox_runner, grader/base/sandbox.hpp):
+  // this level, or (unset) the strongest that works here; isolation::none is "off".
+  // Grading refuses (cannot_grade) when the level asked for cannot run, or when the
+  // level used is below `require`.
+  std::optional<isolation> sandbox;
+  isolation require = isolation::none;
   // Marking mode (grader mark): exercises with remote tests run split into a judge and a
   // compute process (course/remote.hpp), hidden tests included; results are never taken
   // from or saved to the cache; the build tree is <tree>-mark.
   bool marking = false;
-  // The compiles in bubblewrap too (grader/base/sandbox.hpp) when the sandbox is used.
+  // The compiles confined too (grader/base/sandbox.hpp) when the tests are.
   bool confine_build = true;
   // An instructor's review (--override): points per item or part, vetoes set or
   // cleared; the report keeps the grader's own values beside them.

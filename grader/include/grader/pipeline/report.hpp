@@ -81,7 +81,9 @@ struct report {
   std::string lesson, title, submission;
   lang language = lang::en;
   unsigned seed = 0;
-  std::string isolation;              // the runner's: "process", ...
+  std::string isolation;              // the runner's: "process", "bubblewrap", "none: why"
+  std::string isolation_level;        // "full", "restricted" or "none" (sandbox.hpp)
+  std::string isolation_detail;       // what that level held on this machine
   std::vector<std::string> messages;  // unfilled blanks, unreadable answers files
   std::string review_file;            // --override: the review applied, or ""
   // Exercise files whose unchanged test binaries kept the results of an earlier grade

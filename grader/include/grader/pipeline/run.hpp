@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "grader/base/sandbox.hpp"
 #include "grader/base/subprocess.hpp"
 #include "grader/lesson/manifest.hpp"
 #include "grader/pipeline/build.hpp"
@@ -90,8 +91,10 @@ struct run_limits {
 class runner {
  public:
   virtual ~runner() = default;
-  // How the tests are isolated, for the report: "process", "sandbox", ...
+  // How the tests are isolated, for the report: "process", "bubblewrap", ...
   virtual std::string isolation() const = 0;
+  // The same as a level (grader/base/sandbox.hpp), for --require-sandbox and the report.
+  virtual grader::isolation level() const { return grader::isolation::none; }
   // Runs one job to the end (or its limits). Never throws for what the test does.
   virtual tag_run run(const test_job& job, unsigned seed, const run_limits& limits) = 0;
   // The command that confines any other run of a test binary (--list-tags): the
@@ -109,25 +112,28 @@ class process_runner final : public runner {
   tag_run run(const test_job& job, unsigned seed, const run_limits& limits) override;
 };
 
-// Each job inside bubblewrap (src/pipeline/runners/sandbox.cpp, grader/base/sandbox.hpp):
-// no network, an empty environment but the sanitizers', the system's libraries and the
-// test binary the only files it sees (read-only), a 64 MiB private /tmp its only
-// writable folder (records go to a pipe), uid 65534 in its own user, pid and IPC
-// namespaces (every process it starts, daemons included, dies with it), at most 256
-// processes, 64 MiB per file written and 256 open files. The course, the solutions, the
-// answer key, $HOME and the submission are not there to read or write. A marking job's
-// judge runs outside, with no student code in it, and only its compute process is
-// confined (with no folder of the grader's).
+// Each job confined (src/pipeline/runners/sandbox.cpp, grader/base/sandbox.hpp). At the
+// full level, bubblewrap: no network, an empty environment but the sanitizers', the
+// system's libraries and the test binary the only files it sees (read-only), a 64 MiB
+// private /tmp its only writable folder (records go to a pipe), uid 65534 in its own
+// user, pid and IPC namespaces (every process it starts, daemons included, dies with
+// it). At the restricted level, grader-confine: the same files through Landlock, no
+// network sockets, a uid of its own when root, a private temporary folder, and a
+// supervisor that kills what the test leaves behind. Both: at most 256 processes, 64
+// MiB per file written and 256 open files. The course, the solutions, the answer key,
+// $HOME and the submission are not there to read or write. A marking job's judge runs
+// outside, with no student code in it, and only its compute process is confined (with
+// no folder of the grader's).
 class sandbox_runner final : public runner {
  public:
-  // Why bubblewrap cannot run here ("bwrap is not installed", "user namespaces are
-  // blocked: ..."), or "" when it can. Probed once per process.
-  static std::string unavailable_reason();
-  std::string isolation() const override { return "bubblewrap"; }
+  explicit sandbox_runner(grader::isolation level = grader::isolation::full) : level_(level) {}
+  std::string isolation() const override;
+  grader::isolation level() const override { return level_; }
   tag_run run(const test_job& job, unsigned seed, const run_limits& limits) override;
   std::vector<std::string> confine(const std::filesystem::path& binary) const override;
 
  private:
+  grader::isolation level_;
   process_runner inner_;
 };
 

@@ -56,6 +56,8 @@ nlohmann::json to_json(const report& r) {
   out["lang"] = r.language == lang::zh ? "zh" : "en";
   out["messages"] = r.messages;
   out["isolation"] = r.isolation;
+  out["isolation_level"] = r.isolation_level;
+  out["isolation_detail"] = r.isolation_detail;
   out["review_file"] = r.review_file;
   out["reused"] = r.reused;
   out["build_failures"] = nlohmann::json::array();

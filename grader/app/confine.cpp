@@ -38,9 +38,9 @@ namespace {
 
 // Landlock's ABI grows by version; the constants past Debian 12's header are the
 // kernel's (include/uapi/linux/landlock.h).
-constexpr std::uint64_t fs_execute = 1ull << 0, fs_write_file = 1ull << 1,
-                        fs_read_file = 1ull << 2, fs_read_dir = 1ull << 3, fs_refer = 1ull << 13,
-                        fs_truncate = 1ull << 14, fs_ioctl_dev = 1ull << 15;
+constexpr std::uint64_t fs_execute = 1ull << 0, fs_write_file = 1ull << 1, fs_read_file = 1ull << 2,
+                        fs_read_dir = 1ull << 3, fs_refer = 1ull << 13, fs_truncate = 1ull << 14,
+                        fs_ioctl_dev = 1ull << 15;
 constexpr std::uint64_t net_bind_tcp = 1ull << 0, net_connect_tcp = 1ull << 1;
 constexpr std::uint64_t scope_abstract_unix = 1ull << 0, scope_signal = 1ull << 1;
 
@@ -62,7 +62,9 @@ struct options {
   std::_Exit(125);
 }
 
-[[noreturn]] void die_errno(const std::string& what) { die(what + ": " + std::strerror(errno)); }
+[[noreturn]] void die_errno(const std::string& what) {
+  die(what + ": " + std::strerror(errno));
+}
 
 int landlock_abi() {
   const long v = syscall(SYS_landlock_create_ruleset, nullptr, 0, LANDLOCK_CREATE_RULESET_VERSION);
@@ -84,8 +86,9 @@ int landlock_ruleset(const options& o, int abi) {
   const std::uint64_t all = fs_rights(abi);
   ruleset_attr attr{all, abi >= 4 ? net_bind_tcp | net_connect_tcp : 0,
                     abi >= 6 ? scope_abstract_unix | scope_signal : 0};
-  const size_t size = abi >= 6 ? sizeof attr : abi >= 4 ? 2 * sizeof(std::uint64_t)
-                                                        : sizeof(std::uint64_t);
+  const size_t size = abi >= 6   ? sizeof attr
+                      : abi >= 4 ? 2 * sizeof(std::uint64_t)
+                                 : sizeof(std::uint64_t);
   const int fd = static_cast<int>(syscall(SYS_landlock_create_ruleset, &attr, size, 0));
   if (fd < 0) die_errno("landlock_create_ruleset");
   const std::uint64_t file_only = fs_execute | fs_write_file | fs_read_file |
@@ -132,14 +135,44 @@ void load_seccomp(bool ptrace_contained) {
   if (!ptrace_contained)
     for (const char* name : {"ptrace", "process_vm_readv", "process_vm_writev"})
       deny(seccomp_syscall_resolve_name(name), EPERM);
-  for (const char* name :
-       {"mount", "umount2", "pivot_root",
-        "chroot", "unshare", "setns", "bpf", "perf_event_open", "keyctl", "add_key",
-        "request_key", "kexec_load", "kexec_file_load", "init_module", "finit_module",
-        "delete_module", "reboot", "swapon", "swapoff", "acct", "userfaultfd",
-        "open_by_handle_at", "name_to_handle_at", "fanotify_init", "iopl", "ioperm", "quotactl",
-        "mount_setattr", "move_mount", "open_tree", "fsopen", "fsmount", "fspick",
-        "io_uring_setup", "io_uring_enter", "io_uring_register", "kcmp", "pidfd_getfd"})
+  for (const char* name : {"mount",
+                           "umount2",
+                           "pivot_root",
+                           "chroot",
+                           "unshare",
+                           "setns",
+                           "bpf",
+                           "perf_event_open",
+                           "keyctl",
+                           "add_key",
+                           "request_key",
+                           "kexec_load",
+                           "kexec_file_load",
+                           "init_module",
+                           "finit_module",
+                           "delete_module",
+                           "reboot",
+                           "swapon",
+                           "swapoff",
+                           "acct",
+                           "userfaultfd",
+                           "open_by_handle_at",
+                           "name_to_handle_at",
+                           "fanotify_init",
+                           "iopl",
+                           "ioperm",
+                           "quotactl",
+                           "mount_setattr",
+                           "move_mount",
+                           "open_tree",
+                           "fsopen",
+                           "fsmount",
+                           "fspick",
+                           "io_uring_setup",
+                           "io_uring_enter",
+                           "io_uring_register",
+                           "kcmp",
+                           "pidfd_getfd"})
     deny(seccomp_syscall_resolve_name(name), EPERM);
   // clone3's flags sit in memory a filter cannot read: ENOSYS makes glibc use clone.
   deny(seccomp_syscall_resolve_name("clone3"), ENOSYS);
@@ -279,19 +312,31 @@ options parse(int argc, char** argv) {
     }
     if (i + 1 >= argc) die("missing value for " + a);
     const char* v = argv[++i];
-    if (a == "--ro") o.read_only.push_back(v);
-    else if (a == "--rw") o.writable.push_back(v);
-    else if (a == "--env") o.env.push_back(v);
-    else if (a == "--tmp") o.tmp = v;
-    else if (a == "--chdir") o.cwd = v;
-    else if (a == "--nproc") o.processes = number(v);
-    else if (a == "--fsize") o.file_bytes = number(v);
-    else if (a == "--nofile") o.open_files = number(v);
-    else if (a == "--as") o.address_space = number(v);
-    else if (a == "--cpu") o.cpu_seconds = number(v);
-    else die("unknown option " + a);
+    if (a == "--ro")
+      o.read_only.push_back(v);
+    else if (a == "--rw")
+      o.writable.push_back(v);
+    else if (a == "--env")
+      o.env.push_back(v);
+    else if (a == "--tmp")
+      o.tmp = v;
+    else if (a == "--chdir")
+      o.cwd = v;
+    else if (a == "--nproc")
+      o.processes = number(v);
+    else if (a == "--fsize")
+      o.file_bytes = number(v);
+    else if (a == "--nofile")
+      o.open_files = number(v);
+    else if (a == "--as")
+      o.address_space = number(v);
+    else if (a == "--cpu")
+      o.cpu_seconds = number(v);
+    else
+      die("unknown option " + a);
   }
-  if (!o.probe && (!o.program || !o.program[0])) die("usage: grader-confine [options] -- program [args]");
+  if (!o.probe && (!o.program || !o.program[0]))
+    die("usage: grader-confine [options] -- program [args]");
   return o;
 }
 
@@ -309,7 +354,8 @@ int main(int argc, char** argv) {
     return 0;
   }
   const uid_t uid = as_root ? own_uid(o) : 0;
-  if (!o.tmp.empty() && uid != 0 && (chown(o.tmp.c_str(), uid, uid) != 0 || chmod(o.tmp.c_str(), 0700) != 0))
+  if (!o.tmp.empty() && uid != 0 &&
+      (chown(o.tmp.c_str(), uid, uid) != 0 || chmod(o.tmp.c_str(), 0700) != 0))
     die_errno("cannot hand " + o.tmp + " to the sandbox");
   // The grader's pipes on fds 3 and 4 (test records, the compute protocol) are opened
   // again by path (/dev/fd/3): that needs them to be the sandbox uid's.

@@ -268,7 +268,7 @@ int run_grade(const course& c, const options& o, lang l) {
     req.sandbox = o.sandbox == "off" ? isolation::none
                                      : *isolation_named(o.sandbox == "on" ? "full" : o.sandbox);
   // Marking requires the full level unless told otherwise.
-  const std::string require = !o.require_sandbox.empty() ? o.require_sandbox
+  const std::string require = !o.require_sandbox.empty()       ? o.require_sandbox
                               : marking && !o.allow_unconfined ? "full"
                                                                : "none";
   req.require = *isolation_named(require);

@@ -8,6 +8,7 @@ cannot run). ctest runs it as grader.adversarial.
   grader/tests/adversarial_test.py build/bin/grader .                 # every case
   grader/tests/adversarial_test.py build/bin/grader . --only fork-bomb --only network-exfil
   grader/tests/adversarial_test.py build/bin/grader . --mode mark     # grade with `grader mark`
+  grader/tests/adversarial_test.py build/bin/grader . --level restricted   # the fallback sandbox
   grader/tests/adversarial_test.py build/bin/grader . --mode unconfined --only ...
       # --sandbox off: checks the attacks themselves (those a sandbox stops must get through);
       # by hand only, never on a shared machine: the bombs are then capped by the runner alone
@@ -61,13 +62,16 @@ WARMUP_BUILD_TIMEOUT_S = 1500
 COPY_EXCLUDE = {'.git', '.cache', '.gpu-deps', '.gpu-mutants'}
 
 
-def grader_command(mode, grader, lesson, root, sub, tree, report, capped):
+def grader_command(mode, grader, lesson, root, sub, tree, report, capped, level='full'):
     """The grader's command line for one grade; `capped`: the cases' build-time cap (a
-    warm-up's cold build gets far longer)."""
+    warm-up's cold build gets far longer); `level`: the isolation level the sandboxed
+    modes must run at (restricted: the fallback where user namespaces are blocked)."""
     common = ['--root', root, '--json', report, '--build-dir', tree, '--lang', 'en']
+    if mode != 'unconfined':
+        common += ['--sandbox', level, '--require-sandbox', level]
     caps = ['--build-timeout', str(BUILD_TIMEOUT_S if capped else WARMUP_BUILD_TIMEOUT_S)]
     if mode == 'submission':
-        return [grader, lesson, '--submission', sub, '--sandbox', 'on'] + common + caps
+        return [grader, lesson, '--submission', sub] + common + caps
     if mode == 'mark':  # marking brings its own sandbox (and refuses without one)
         return [grader, 'mark', lesson, sub] + common + caps
     if mode == 'unconfined':  # the attacks' own check: those the sandbox stops must get through here
@@ -546,7 +550,8 @@ class Runner:
         out_path, err_path = os.path.join(slot.reports, name + '.out'), os.path.join(slot.reports, name + '.err')
         for p in (report, out_path, err_path):
             remove_entry(p)
-        argv = grader_command(self.args.mode, self.grader, case['lesson'], slot.root, slot.sub, slot.tree, report, capped)
+        argv = grader_command(self.args.mode, self.grader, case['lesson'], slot.root, slot.sub, slot.tree, report, capped,
+                              self.args.level)
         argv += case.get('grader_args', [])
         token = f'adv-case-{name}-slot{slot.index}-{self.nonce}'
         env = dict(os.environ, GITHUB_TOKEN=TOKEN, HOME=slot.home, ADV_CASE_TOKEN=token)
@@ -837,7 +842,7 @@ class Runner:
         jobs = max(1, min(self.args.jobs, len(cases)))
         slots = [Slot(work, i, self.root) for i in range(jobs)]
         t0 = time.monotonic()
-        print(f'adversarial suite: {len(cases)} cases, mode {self.args.mode}, {jobs} at a time, work {work}', flush=True)
+        print(f'adversarial suite: {len(cases)} cases, mode {self.args.mode}, level {self.args.level}, {jobs} at a time, work {work}', flush=True)
         # Slot 0 warms up, then runs the cases that must run alone while the other slots
         # warm up; then every slot takes cases until none is left.
         alone = [c for c in cases if c[2].get('alone')]
@@ -899,6 +904,9 @@ def main():
     p.add_argument('--mode', choices=['submission', 'mark', 'unconfined'], default=DEFAULT_MODE,
                    help=f'how the grader is called (default {DEFAULT_MODE}); unconfined (--sandbox off) '
                         'checks the attacks themselves: those a sandbox stops must fail there')
+    p.add_argument('--level', choices=['full', 'restricted'], default='full',
+                   help='the isolation level to grade at (default full: bubblewrap); restricted is the '
+                        'fallback for machines where user namespaces are blocked')
     p.add_argument('--work', help='a folder kept between runs (warm grading trees, reports); default: a temporary one')
     p.add_argument('--keep', action='store_true', help='keep the temporary work folder')
     p.add_argument('--jobs', type=int, default=2, help='cases graded at once (default 2)')

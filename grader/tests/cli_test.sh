@@ -139,6 +139,19 @@ check "dev check --only with an unknown check -> one-line error, exit 2" \
   one_line_error "$grader" dev check "$lesson" --root "$root" --only no-such-check
 check "dev check --list names the checks" grep -q '^solutions:' <<<"$("$grader" dev check "$lesson" --root "$root" --list)"
 check "an unknown --format -> exit 2" one_line_error run --answers --format yaml
+check "--require-sandbox above the level asked for -> one-line error, exit 2" \
+  one_line_error run --answers --sandbox off --require-sandbox restricted
+# The fallback level (grader-confine, built where libseccomp is installed) grades the
+# solutions in full and names itself in the report.
+if [ -x "$(dirname "$grader")/grader-confine" ]; then
+  run --answers --sandbox restricted --require-sandbox restricted --json "$work/restricted.json" >/dev/null
+  check "--sandbox restricted: the solutions pass, and the JSON names the level" python3 -c "
+import json, sys
+r = json.load(open('$work/restricted.json'))
+sys.exit(not (r['passed'] and r['isolation_level'] == 'restricted' and 'grader-confine' in r['isolation_detail']))"
+else
+  echo "skip --sandbox restricted: no grader-confine beside the grader (libseccomp-dev missing)"
+fi
 
 # grader hint: the listing at level 1, one blank at one level, and one line with exit 2
 # for a level the course does not ship or a blank it does not have.

@@ -66,25 +66,25 @@ TEST_CASE("sandbox: no environment, course files, network, or writes outside its
   std::ofstream(binary) << "a test binary";
   fs::permissions(binary, fs::perms::owner_read | fs::perms::others_read);
   setenv("GRADER_SANDBOX_TEST_TOKEN", "leaked", 1);
-  const std::string out = inside(
-      *level,
-      "echo token=${GRADER_SANDBOX_TEST_TOKEN:-none};"
-      // Every environment the sandbox can read, its own init's (bwrap) included.
-      "cat /proc/[0-9]*/environ 2>/dev/null | tr '\\0' '\\n' | grep -q leaked && "
-      "echo proc_token=found || echo proc_token=none;"
-      "cat '" +
-          secret.string() +
-          "' >/dev/null 2>&1 && echo key=read || echo key=hidden;"
-          "cat '" +
-          binary.string() +
-          "' >/dev/null 2>&1 && echo binary=read || echo binary=hidden;"
-          "echo x > '" +
-          planted.string() +
-          "' 2>/dev/null && echo plant=yes || echo plant=no;"
-          "echo x > ${TMPDIR:-/tmp}/mine && echo tmp=yes || echo tmp=no;"
-          "id -u;"
-          "(exec 3<>/dev/tcp/127.0.0.1/22) 2>/dev/null && echo net=yes || echo net=no",
-      binary);
+  const std::string out =
+      inside(*level,
+             "echo token=${GRADER_SANDBOX_TEST_TOKEN:-none};"
+             // Every environment the sandbox can read, its own init's (bwrap) included.
+             "cat /proc/[0-9]*/environ 2>/dev/null | tr '\\0' '\\n' | grep -q leaked && "
+             "echo proc_token=found || echo proc_token=none;"
+             "cat '" +
+                 secret.string() +
+                 "' >/dev/null 2>&1 && echo key=read || echo key=hidden;"
+                 "cat '" +
+                 binary.string() +
+                 "' >/dev/null 2>&1 && echo binary=read || echo binary=hidden;"
+                 "echo x > '" +
+                 planted.string() +
+                 "' 2>/dev/null && echo plant=yes || echo plant=no;"
+                 "echo x > ${TMPDIR:-/tmp}/mine && echo tmp=yes || echo tmp=no;"
+                 "id -u;"
+                 "(exec 3<>/dev/tcp/127.0.0.1/22) 2>/dev/null && echo net=yes || echo net=no",
+             binary);
   unsetenv("GRADER_SANDBOX_TEST_TOKEN");
   INFO(out);
   CHECK_THAT(out, Catch::Contains("token=none"));
@@ -112,10 +112,33 @@ TEST_CASE("sandbox: a daemon started inside dies with it", "[sandbox]") {
   // setsid + background loop: outside a pid namespace it would outlive the shell. The
   // marker's name is unique to this run, so a match in `ps` can only be the daemon.
   const std::string marker = "grader_daemon_" + std::to_string(getpid());
-  inside(*level, "setsid sh -c 'while true; do sleep 1; done; : " + marker + "' & sleep 0.2; echo started",
+  inside(*level,
+         "setsid sh -c 'while true; do sleep 1; done; : " + marker + "' & sleep 0.2; echo started",
          binary);
   std::this_thread::sleep_for(std::chrono::milliseconds(300));
   grader::run_options opts;
   const auto ps = grader::run_process({"ps", "-eo", "args"}, opts);
   CHECK_THAT(ps.output, !Catch::Contains(marker));
+}
+
+TEST_CASE("sandbox: the restricted level denies namespaces, mounts and other processes",
+          "[sandbox]") {
+  if (const std::string why = grader::unavailable_reason(grader::isolation::restricted);
+      !why.empty()) {
+    WARN("restricted not run: " + why);
+    return;
+  }
+  temp_dir dir;
+  const std::string out =
+      inside(grader::isolation::restricted,
+             "unshare -U true 2>/dev/null && echo unshare=yes || echo unshare=no;"
+             "mount -t tmpfs none /mnt 2>/dev/null && echo mount=yes || echo mount=no;"
+             "kill -0 1 2>/dev/null && echo signal=yes || echo signal=no;"
+             "cat /proc/1/environ >/dev/null 2>&1 && echo environ=yes || echo environ=no",
+             dir.path);
+  INFO(out);
+  CHECK_THAT(out, Catch::Contains("unshare=no"));
+  CHECK_THAT(out, Catch::Contains("mount=no"));
+  CHECK_THAT(out, Catch::Contains("signal=no"));  // Landlock's scope, or another uid
+  CHECK_THAT(out, Catch::Contains("environ=no"));
 }

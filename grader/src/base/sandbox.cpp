@@ -36,9 +36,12 @@ std::string probe(isolation level) {
 
 std::string_view to_string(isolation level) {
   switch (level) {
-    case isolation::full: return "full";
-    case isolation::restricted: return "restricted";
-    case isolation::none: break;
+    case isolation::full:
+      return "full";
+    case isolation::restricted:
+      return "restricted";
+    case isolation::none:
+      break;
   }
   return "none";
 }
@@ -103,9 +106,12 @@ std::vector<std::string> restricted_command(const confinement& spec) {
 
 std::vector<std::string> confine_command(isolation level, const confinement& spec) {
   switch (level) {
-    case isolation::full: return bwrap_command(spec);
-    case isolation::restricted: return restricted_command(spec);
-    case isolation::none: break;
+    case isolation::full:
+      return bwrap_command(spec);
+    case isolation::restricted:
+      return restricted_command(spec);
+    case isolation::none:
+      break;
   }
   return {};
 }

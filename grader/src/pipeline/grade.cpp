@@ -170,15 +170,15 @@ report grade(const course& c, const manifest& m, const grade_request& req) {
   const isolation level = req.sandbox.value_or(strongest_isolation());
   const std::string name(to_string(level));
   if (const std::string why = unavailable_reason(level); !why.empty())
-    throw cannot_grade(fmt::format("{}: {}", req.sandbox ? "--sandbox " + name : "no sandbox",
-                                   why));
+    throw cannot_grade(
+        fmt::format("{}: {}", req.sandbox ? "--sandbox " + name : "no sandbox", why));
   if (level < req.require) {
     const std::string wanted(to_string(req.require));
     throw cannot_grade(
-        req.sandbox ? fmt::format("--sandbox {} is below the required isolation level {}", name,
-                                  wanted)
-                    : fmt::format("isolation level {} is required, but only {} works here: {}",
-                                  wanted, name, unavailable_reason(req.require)));
+        req.sandbox
+            ? fmt::format("--sandbox {} is below the required isolation level {}", name, wanted)
+            : fmt::format("isolation level {} is required, but only {} works here: {}", wanted,
+                          name, unavailable_reason(req.require)));
   }
   if (level == isolation::none) {
     process_runner tests;

@@ -92,10 +92,10 @@ std::string render_text(const report& r, bool color) {
                            "the grader's rights",
                            r.isolation.substr(r.isolation.find(':') + 2)));
   if (r.isolation_level == "restricted")
-    out += fmt::format("{} {}\n", paint(tr(l, "隔离：受限", "Isolation: restricted"), "33"),
-                       trf(l, "（没有用户命名空间，用的是后备沙箱：{}）",
-                           "(no user namespaces here; the fallback sandbox: {})",
-                           r.isolation_detail));
+    out +=
+        fmt::format("{} {}\n", paint(tr(l, "隔离：受限", "Isolation: restricted"), "33"),
+                    trf(l, "（没有用户命名空间，用的是后备沙箱：{}）",
+                        "(no user namespaces here; the fallback sandbox: {})", r.isolation_detail));
   if (!r.judged_apart.empty()) {
     std::string apart;
     for (const auto& f : r.judged_apart) apart += (apart.empty() ? "" : ", ") + f;

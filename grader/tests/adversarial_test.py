@@ -132,7 +132,8 @@ def remove_entry(path):
 
 def sync_tree(src, dst, force=(), skip=()):
     """Makes dst a copy of src (files with their mtimes, so a grading tree configured for
-    dst stays warm); copies a file when its size or mtime differ, or when it is in force.
+    dst stays warm); copies a file when its size or mtime differ and its bytes do too, or
+    when it is in force (a replaced file gets the copy's time, so the build redoes it).
     Leaves out .git, build folders (build* at the top, any folder holding a CMakeCache.txt)
     and the folders in skip (the suite's own work folder)."""
     os.makedirs(dst, exist_ok=True)
@@ -167,8 +168,17 @@ def sync_tree(src, dst, force=(), skip=()):
                 continue
             if (ds is None or not stat.S_ISREG(ds.st_mode) or ds.st_size != ss.st_size
                     or ds.st_mtime_ns != ss.st_mtime_ns or rel in force):
+                if (ds is not None and stat.S_ISREG(ds.st_mode) and rel not in force
+                        and ds.st_size == ss.st_size and file_digest(d) == file_digest(s)):
+                    os.utime(d, ns=(ss.st_atime_ns, ss.st_mtime_ns))  # same bytes: only the time
+                    continue
                 remove_entry(d)
                 shutil.copy2(s, d)
+                if ds is not None:
+                    # A changed file gets the time of the copy: one edited while an earlier run
+                    # built from its old bytes has an mtime older than those objects, and the
+                    # build would keep them.
+                    os.utime(d)
 
 
 # ----------------------------------------------------------------------------- processes

@@ -193,6 +193,7 @@ void global_race_check(global_word* words, size_t count, uintptr_t base, uintptr
     if (wrote && unordered(s.w_block, s.w_thread, s.w_epoch, s.w_warp_epoch))
       note_race(s.w_pc, 1, pc, write, std::popcount(wrote), s.w_block != block ? 2 : 1);
     if (write) {
+      s.flags |= kWritten;
       if (s.footprint != emu.generation) {
         s.footprint = emu.generation;
         emu.record->counters.global_written_bytes += 4;
@@ -416,6 +417,10 @@ void note_atomic(const void* address, unsigned size, const void* pc) {
                           ? containing(a, size) != nullptr
                           : a - emu.static_lo < emu.static_size && !is_builtin(a);
   if (!device) bad_global(a, size, true, pc);
+  if (g_options.check_races && a - emu.arena_lo < emu.arena_size)
+    if (const allocation* al = containing(a, size))
+      if (global_word* words = shadow_of(*al))
+        mark_written(words, (al->size + 3) / 4, al->base, a, size);
   thread* th = emu.current;
   ++th->global_reads;
   ++th->global_writes;

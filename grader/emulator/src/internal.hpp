@@ -76,6 +76,7 @@ struct global_word {
   const void *w_pc, *r_pc;
 };
 constexpr uint8_t kManyReaders = 1, kCrossBlockReads = 2;
+constexpr uint8_t kWritten = 4;  // stored to (or an atomic) in the launch `stamp` names
 
 struct allocation {
   uintptr_t base;
@@ -164,6 +165,18 @@ void maybe_switch();  // under a seeded schedule, sometimes lets other threads r
 uint64_t next_random();
 global_word* shadow_of(const allocation& al);  // null when it cannot be mapped
 void release_shadow(const allocation& al);
+// The words [a, a + size) of an allocation's shadow as written in this launch.
+void mark_written(global_word* words, size_t count, uintptr_t base, uintptr_t a, unsigned size);
+
+// Device memory as a launch found it, to tell afterwards which bytes changed with no
+// store the emulator saw (report_kind::unseen_write). Only with race checks on (they
+// keep the shadow), and only up to a size worth copying.
+struct memory_snapshot {
+  std::vector<std::pair<uintptr_t, std::vector<unsigned char>>> copies;  // base, bytes
+};
+memory_snapshot snapshot_device_memory();
+// "" or the report: which allocation changed where no instrumented store wrote.
+std::string unseen_writes(const memory_snapshot& before, const std::string& kernel);
 
 // Memory.
 void init_memory();

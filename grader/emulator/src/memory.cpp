@@ -5,6 +5,7 @@
 #include <sys/mman.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <cstring>
 #include <stdexcept>
 
@@ -85,6 +86,57 @@ void release_shadow(const allocation& al) {
   if (!al.shadow) return;
   munmap(al.shadow, (al.size + 3) / 4 * sizeof(global_word));
   al.shadow = nullptr;
+}
+
+void mark_written(global_word* words, size_t count, uintptr_t base, uintptr_t a, unsigned size) {
+  for (size_t w = (a - base) >> 2; w <= (a + size - 1 - base) >> 2 && w < count; ++w) {
+    global_word& s = words[w];
+    if (s.stamp != emu.launch_id) {
+      const uint32_t footprint = s.footprint;
+      s = global_word{};
+      s.stamp = emu.launch_id;
+      s.footprint = footprint;
+    }
+    s.flags |= kWritten;
+  }
+}
+
+memory_snapshot snapshot_device_memory() {
+  constexpr size_t kMostBytes = size_t{256} << 20;  // past this, no check: too costly to copy
+  memory_snapshot snap;
+  size_t total = 0;
+  for (const auto& al : emu.allocations)
+    if (al.live) total += al.size;
+  if (total > kMostBytes) return snap;
+  for (const auto& al : emu.allocations) {
+    if (!al.live) continue;
+    const auto* p = reinterpret_cast<const unsigned char*>(al.base);
+    snap.copies.emplace_back(al.base, std::vector<unsigned char>(p, p + al.size));
+  }
+  return snap;
+}
+
+std::string unseen_writes(const memory_snapshot& before, const std::string& kernel) {
+  for (const auto& [base, bytes] : before.copies) {
+    const allocation* al = containing(base, 1);
+    if (!al || al->base != base || al->size != bytes.size()) continue;  // freed in the kernel?
+    const auto* now = reinterpret_cast<const unsigned char*>(base);
+    if (std::memcmp(now, bytes.data(), bytes.size()) == 0) continue;
+    const global_word* words = al->shadow;
+    for (size_t i = 0; i < bytes.size(); ++i) {
+      if (now[i] == bytes[i]) continue;
+      const global_word* s = words ? &words[i / 4] : nullptr;
+      if (s && s->stamp == emu.launch_id && (s->flags & kWritten)) continue;
+      char at[32];
+      std::snprintf(at, sizeof at, "0x%lx", static_cast<unsigned long>(base));
+      return "Unseen write: byte " + std::to_string(i) + " of the " + std::to_string(al->size) +
+             "-byte allocation at " + at + " changed during " + kernel +
+             " with no store the emulator saw\n    (inline assembly, a libc call such as memcpy "
+             "or write, or code built without the emulator's instrumentation): the launch's "
+             "memory counters cannot be trusted";
+    }
+  }
+  return "";
 }
 
 const allocation* nearest_live(uintptr_t a) {

@@ -519,6 +519,8 @@ void launch(const launch_config& config, const char* name, void (*entry)(void*),
     emu.block_seq = 0;
     const uint64_t blocks = uint64_t{config.grid.x} * config.grid.y * config.grid.z;
     const block_order order(blocks, g_options.schedule);
+    const memory_snapshot before =
+        g_options.check_races ? snapshot_device_memory() : memory_snapshot{};
     bool ok = true;
     for (uint64_t i = 0; i < blocks; ++i) {
       const uint64_t b = order[i];
@@ -541,6 +543,10 @@ void launch(const launch_config& config, const char* name, void (*entry)(void*),
     finish_races();
     switch (emu.abort) {
       case abort_reason::none:
+        if (const std::string why = unseen_writes(before, rec.kernel); !why.empty()) {
+          emit(report_kind::unseen_write, why);
+          rec.error = emu.last_error = cudaErrorLaunchFailure;
+        }
         break;
       case abort_reason::memcheck:
         rec.error = emu.sticky_error = cudaErrorIllegalAddress;

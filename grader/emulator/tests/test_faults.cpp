@@ -149,3 +149,34 @@ TEST_CASE("an exception in device code is recorded as a report of kind exception
   CHECK(r.reports[0].kind == cuda_emu::report_kind::exception);
   CHECK_THAT(r.sanitizer_text(), Catch::Contains("adv_blank"));
 }
+
+TEST_CASE("device memory changed with no store the emulator saw fails the launch",
+          "[adversarial][faults]") {
+  // A library call or inline assembly in a kernel writes memory the counters never
+  // count: the launch must not pass as a tidy one.
+  quiet q;
+  device_buffer<float> in(std::vector<float>(32, 1.5f)), out(std::vector<float>(32, 0.0f));
+  SECTION("a libc call") {
+    adv_hidden_library_store(in.ptr, out.ptr);
+  }
+#if defined(__x86_64__)
+  SECTION("inline assembly") {
+    adv_hidden_asm_store(in.ptr, out.ptr, 32);
+  }
+#endif
+  const auto& r = last();
+  CHECK(r.error == cudaErrorLaunchFailure);
+  REQUIRE_FALSE(r.reports.empty());
+  CHECK(r.reports.back().kind == cuda_emu::report_kind::unseen_write);
+  CHECK_THAT(r.sanitizer_text(), Catch::Contains("with no store the emulator saw"));
+}
+
+TEST_CASE("plain stores, atomics and unchanged memory are never unseen writes",
+          "[adversarial][faults]") {
+  quiet q;
+  device_buffer<float> in(std::vector<float>(32, 1.5f)), out(std::vector<float>(32, 0.0f));
+  adv_copy(in.ptr, out.ptr, 32);
+  CHECK(last().error == cudaSuccess);
+  adv_copy(in.ptr, out.ptr, 32);  // the same values again: nothing changes, nothing to see
+  CHECK(last().error == cudaSuccess);
+}

@@ -18,7 +18,19 @@
 
 namespace cuda_emu {
 
-enum class report_kind { memcheck, racecheck, synccheck, timeout, exception, config, warning };
+// unseen_write: device memory changed during a launch with no store the emulator saw
+// (inline assembly, a libc copy, code built without its instrumentation), so the
+// launch's counters cannot be trusted.
+enum class report_kind {
+  memcheck,
+  racecheck,
+  synccheck,
+  timeout,
+  exception,
+  config,
+  warning,
+  unseen_write
+};
 
 struct report {
   report_kind kind;

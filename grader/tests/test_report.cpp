@@ -167,14 +167,32 @@ TEST_CASE("to_json has the documented fields, first unit on top and every unit i
   r.units = {first, second};
 
   const nlohmann::json j = to_json(r);
-  CHECK(keys(j) == std::set<std::string>{"lesson",      "unit",           "score",
-                                         "max_score",   "pass_line",      "passed",
-                                         "vetoes",      "items",          "units",
-                                         "title",       "submission",     "seed",
-                                         "lang",        "messages",       "isolation",
-                                         "reused",      "build_failures", "provisional",
-                                         "review_file", "outside_blanks", "at_submission_points",
-                                         "mode",        "ignored_files",  "judged_apart"});
+  CHECK(keys(j) == std::set<std::string>{"lesson",
+                                         "unit",
+                                         "score",
+                                         "max_score",
+                                         "pass_line",
+                                         "passed",
+                                         "vetoes",
+                                         "items",
+                                         "units",
+                                         "title",
+                                         "submission",
+                                         "seed",
+                                         "lang",
+                                         "messages",
+                                         "isolation",
+                                         "isolation_level",
+                                         "isolation_detail",
+                                         "reused",
+                                         "build_failures",
+                                         "provisional",
+                                         "review_file",
+                                         "outside_blanks",
+                                         "at_submission_points",
+                                         "mode",
+                                         "ignored_files",
+                                         "judged_apart"});
   CHECK(j["lesson"] == "lesson13");
   CHECK(j["unit"] == "exam");
   CHECK(j["score"].get<double>() == Approx(9.67));

@@ -177,8 +177,9 @@ report grade(const course& c, const manifest& m, const grade_request& req) {
     throw cannot_grade(
         req.sandbox
             ? fmt::format("--sandbox {} is below the required isolation level {}", name, wanted)
-            : fmt::format("isolation level {} is required, but only {} works here: {}", wanted,
-                          name, unavailable_reason(req.require)));
+            : fmt::format("isolation level {} is required, but only {} works here ({}); "
+                          "--require-sandbox {} accepts it",
+                          wanted, name, unavailable_reason(req.require), name));
   }
   if (level == isolation::none) {
     process_runner tests;

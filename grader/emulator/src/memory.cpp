@@ -122,11 +122,14 @@ std::string unseen_writes(const memory_snapshot& before, const std::string& kern
     if (!al || al->base != base || al->size != bytes.size()) continue;  // freed in the kernel?
     const auto* now = reinterpret_cast<const unsigned char*>(base);
     if (std::memcmp(now, bytes.data(), bytes.size()) == 0) continue;
-    const global_word* words = al->shadow;
+    // No shadow yet: no instrumented access touched it, unless it cannot be mapped at
+    // all (then this allocation goes unchecked, as it went unchecked for races).
+    const global_word* words = al->shadow ? al->shadow : shadow_of(*al);
+    if (!words) continue;
     for (size_t i = 0; i < bytes.size(); ++i) {
       if (now[i] == bytes[i]) continue;
-      const global_word* s = words ? &words[i / 4] : nullptr;
-      if (s && s->stamp == emu.launch_id && (s->flags & kWritten)) continue;
+      const global_word& s = words[i / 4];
+      if (s.stamp == emu.launch_id && (s.flags & kWritten)) continue;
       char at[32];
       std::snprintf(at, sizeof at, "0x%lx", static_cast<unsigned long>(base));
       return "Unseen write: byte " + std::to_string(i) + " of the " + std::to_string(al->size) +

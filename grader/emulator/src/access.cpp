@@ -179,13 +179,7 @@ void global_race_check(global_word* words, size_t count, uintptr_t base, uintptr
   };
   const size_t w0 = (a - base) >> 2, w1 = (a + size - 1 - base) >> 2;
   for (size_t w = w0; w <= w1 && w < count; ++w) {
-    global_word& s = words[w];
-    if (s.stamp != emu.launch_id) {
-      const uint32_t footprint = s.footprint;
-      s = global_word{};
-      s.stamp = emu.launch_id;
-      s.footprint = footprint;
-    }
+    global_word& s = for_this_launch(words[w]);
     const uintptr_t lo = std::max(a, base + 4 * w), hi = std::min(a + size, base + 4 * w + 4);
     const uint8_t mask = static_cast<uint8_t>(((1u << (hi - lo)) - 1) << ((lo - base) & 3));
     const bool same_writer = s.w_block == block && s.w_thread == me;

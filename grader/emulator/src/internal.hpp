@@ -154,6 +154,18 @@ struct machine {
 
 extern machine emu;  // the one emulator
 extern options g_options;
+
+// A word's shadow as this launch sees it: state from an earlier launch is cleared (the
+// footprint, which counts since reset(), is kept).
+inline global_word& for_this_launch(global_word& s) {
+  if (s.stamp != emu.launch_id) {
+    const uint32_t footprint = s.footprint;
+    s = global_word{};
+    s.stamp = emu.launch_id;
+    s.footprint = footprint;
+  }
+  return s;
+}
 std::string timeout_text();
 void syncwarp(unsigned mask);
 

@@ -90,14 +90,7 @@ void release_shadow(const allocation& al) {
 
 void mark_written(global_word* words, size_t count, uintptr_t base, uintptr_t a, unsigned size) {
   for (size_t w = (a - base) >> 2; w <= (a + size - 1 - base) >> 2 && w < count; ++w) {
-    global_word& s = words[w];
-    if (s.stamp != emu.launch_id) {
-      const uint32_t footprint = s.footprint;
-      s = global_word{};
-      s.stamp = emu.launch_id;
-      s.footprint = footprint;
-    }
-    s.flags |= kWritten;
+    for_this_launch(words[w]).flags |= kWritten;
   }
 }
 

@@ -137,7 +137,7 @@ std::string unavailable_reason(isolation level) {
 std::string isolation_detail(isolation level) {
   if (level == isolation::full)
     return "bubblewrap: its own user, pid, network and IPC namespaces, uid 65534, no course files";
-  if (level == isolation::none) return "none";
+  if (level == isolation::none) return "";
   static std::once_flag once;
   static std::string detail;
   std::call_once(once, [] {

@@ -25,6 +25,7 @@ constexpr std::uint32_t kMagic = 0x43524d31;  // "CRM1": one reply
 constexpr std::size_t kMaxText = 4096;        // a blank's name or an exception's message
 constexpr int kRequestFd = 3, kReplyFd = 4;   // the compute process's protocol fds
 constexpr std::uint64_t kMaxFloats = std::uint64_t{1} << 30;
+constexpr std::uint32_t kMaxRequestBytes = 1u << 20, kMaxReplyBytes = 64u << 20;  // exchange
 
 // Whole reads and writes; false at EOF or on an error.
 bool write_all(int fd, const void* data, std::size_t n) {
@@ -62,11 +63,15 @@ bool put_text(int fd, std::string_view s) {
   s = s.substr(0, kMaxText);
   return put(fd, static_cast<std::uint32_t>(s.size())) && write_all(fd, s.data(), s.size());
 }
-bool get_text(int fd, std::string& s) {
+bool get_text(int fd, std::string& s, std::uint32_t most = kMaxText) {
   std::uint32_t n = 0;
-  if (!get(fd, n) || n > kMaxText) return false;
+  if (!get(fd, n) || n > most) return false;
   s.resize(n);
   return read_all(fd, s.data(), n);
+}
+// An exchange's bytes: never cut short (a truncated record would parse as another).
+bool put_bytes(int fd, std::string_view s) {
+  return put(fd, static_cast<std::uint32_t>(s.size())) && write_all(fd, s.data(), s.size());
 }
 
 // ---- judge side --------------------------------------------------------------------
@@ -191,6 +196,15 @@ const char* interned(const std::string& name) {
 
 void call(const char* function, std::initializer_list<std::int64_t> ints,
           std::initializer_list<array_ref> arrays) {
+  exchange none;
+  call(function, std::vector<std::int64_t>(ints), std::vector<array_ref>(arrays), none);
+}
+
+void call(const char* function, const std::vector<std::int64_t>& ints,
+          const std::vector<array_ref>& arrays, exchange& x) {
+  if (x.request.size() > kMaxRequestBytes)
+    throw std::length_error("remote::call: request too large");
+  x.reply.clear();
   signal(SIGPIPE, SIG_IGN);  // a dead compute process shows up as a failed write
   compute_process& p = current();
   if (p.pid < 0) start(p);
@@ -200,6 +214,7 @@ void call(const char* function, std::initializer_list<std::int64_t> ints,
   for (const array_ref& a : arrays)
     sent = sent && put(p.to, static_cast<std::uint64_t>(a.count)) &&
            write_all(p.to, a.data, a.count * sizeof(float));
+  sent = sent && put_bytes(p.to, x.request);
   if (!sent) died(p, "while receiving its inputs");
 
   std::uint32_t magic = 0;
@@ -227,6 +242,7 @@ void call(const char* function, std::initializer_list<std::int64_t> ints,
   }
   std::uint64_t peak = 0, allocations = 0;
   if (!get(p.from, peak) || !get(p.from, allocations)) died(p, "while sending its outputs");
+  if (!get_text(p.from, x.reply, kMaxReplyBytes)) died(p, "while sending its outputs");
   note_remote_peak(static_cast<std::size_t>(peak), allocations);
 }
 
@@ -253,6 +269,8 @@ int serve(const std::map<std::string, handler>& table) {
       a.resize(count);
       if (!read_all(in, a.data(), count * sizeof(float))) return 4;
     }
+    exchange x;
+    if (!get_text(in, x.request, kMaxRequestBytes)) return 4;
     const auto h = table.find(name);
     status st = status::ok;
     std::string text;
@@ -264,7 +282,7 @@ int serve(const std::map<std::string, handler>& table) {
     } else {
       try {
         alloc_scope scope;
-        h->second(ints, arrays);
+        h->second(ints, arrays, x);
         peak = scope.peak_bytes();
         allocations = scope.allocations();
       } catch (const unfilled_blank& b) {
@@ -286,7 +304,8 @@ int serve(const std::map<std::string, handler>& table) {
       for (const auto& a : arrays)
         ok = ok && put(out, static_cast<std::uint64_t>(a.size())) &&
              write_all(out, a.data(), a.size() * sizeof(float));
-      ok = ok && put(out, static_cast<std::uint64_t>(peak)) && put(out, allocations);
+      ok = ok && put(out, static_cast<std::uint64_t>(peak)) && put(out, allocations) &&
+           x.reply.size() <= kMaxReplyBytes && put_bytes(out, x.reply);
     }
     if (!ok) return 5;
   }

@@ -368,4 +368,8 @@ uint64_t peak_device_bytes() {
 void reset_peak_device_bytes() {
   detail::emu.peak_bytes = detail::emu.bytes_in_use;
 }
+void adopt_device_peak(uint64_t bytes_above_in_use) {
+  detail::emu.peak_bytes =
+      std::max(detail::emu.peak_bytes, detail::emu.bytes_in_use + bytes_above_in_use);
+}
 }  // namespace cuda_emu

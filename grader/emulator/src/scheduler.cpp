@@ -619,6 +619,9 @@ const launch_record& last_launch() {
     throw std::logic_error("cuda_emu::last_launch: no kernel was launched");
   return detail::emu.launches.back();
 }
+void adopt_launch(launch_record l) {
+  detail::emu.launches.push_back(std::move(l));
+}
 void reset() {
   detail::emu.launches.clear();
   detail::emu.static_shadow.clear();  // and every word's footprint, by a new generation

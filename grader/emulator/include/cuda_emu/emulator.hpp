@@ -110,4 +110,10 @@ uint64_t device_bytes_in_use();
 uint64_t peak_device_bytes();
 void reset_peak_device_bytes();
 
+// Launches that ran in another process (marking mode runs student kernels apart from
+// the tests: course/remote_device.hpp) join this one's records, and the device memory
+// they allocated above what was in use there joins this one's peak, as if run here.
+void adopt_launch(launch_record l);
+void adopt_device_peak(uint64_t bytes_above_in_use);
+
 }  // namespace cuda_emu

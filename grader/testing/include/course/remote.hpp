@@ -34,6 +34,14 @@ struct array_ref {
   std::size_t count;
 };
 
+// Bytes that cross the boundary beside the arrays, for a layer above this one (the CUDA
+// emulator's settings one way, its launch records back: course/remote_device.hpp).
+// The judge must treat `reply` as untrusted, as it does the arrays.
+struct exchange {
+  std::string request;  // judge -> compute, at most 1 MiB
+  std::string reply;    // compute -> judge, at most 64 MiB
+};
+
 // The compute process ended or answered out of protocol: the call has no outputs.
 class compute_failed : public std::runtime_error {
  public:
@@ -47,11 +55,15 @@ class compute_failed : public std::runtime_error {
 // counts in this process's course::alloc_scope (both sides link course_alloc_count).
 void call(const char* function, std::initializer_list<std::int64_t> ints,
           std::initializer_list<array_ref> arrays);
+// The same, with `x.request` sent along and `x.reply` set from the answer.
+void call(const char* function, const std::vector<std::int64_t>& ints,
+          const std::vector<array_ref>& arrays, exchange& x);
 
 // Compute side: one function of the student's, called on the request's integers and
-// arrays (sized as the judge sent them).
+// arrays (sized as the judge sent them), with the exchange's request to read and its
+// reply to fill.
 using handler = std::function<void(const std::vector<std::int64_t>& ints,
-                                   std::vector<std::vector<float>>& arrays)>;
+                                   std::vector<std::vector<float>>& arrays, exchange& x)>;
 // Defined by the lesson's remote_<id>.cpp in its compute role.
 std::map<std::string, handler> handlers();
 // The compute process's loop: requests on fd 3, replies on fd 4 (the judge starts it so,

@@ -177,13 +177,14 @@ void start(compute_process& p) {
   p.close_pipes();
   const std::string why = p.ending();
   p.stop();
-  throw compute_failed(std::string("the student's code ended without sending its outputs (") +
-                       during + "; " + why + ")");
+  throw compute_failed(std::string(protocol::compute_failure_prefix) +
+                       "ended without sending its outputs (" + during + "; " + why + ")");
 }
 
 [[noreturn]] void malformed(compute_process& p, const std::string& what) {
   p.stop();
-  throw compute_failed("the student's process answered out of protocol: " + what);
+  throw compute_failed(std::string(protocol::compute_failure_prefix) +
+                       "answered out of protocol: " + what);
 }
 
 // Blank names outlive the exception (unfilled_blank keeps a const char*).

@@ -72,8 +72,8 @@ class reader {
     if (rest_.size() < n) bad("a record cut short");
   }
   [[noreturn]] static void bad(const char* what) {
-    throw compute_failed(std::string("the student's process sent malformed launch records (") +
-                         what + ")");
+    throw compute_failed(std::string(protocol::compute_failure_prefix) +
+                         "sent malformed launch records (" + what + ")");
   }
   std::string_view rest_;
 };
@@ -117,7 +117,8 @@ cuda_emu::launch_record get_launch(reader& r) {
   for (std::uint32_t i = 0, n = r.get_count(kMaxEntries); i < n; ++i) {
     const auto kind = r.get<std::uint8_t>();
     if (kind > static_cast<std::uint8_t>(cuda_emu::report_kind::unseen_write))
-      throw compute_failed("the student's process sent malformed launch records (a report kind)");
+      throw compute_failed(std::string(protocol::compute_failure_prefix) +
+                           "sent malformed launch records (a report kind)");
     l.reports.push_back({static_cast<cuda_emu::report_kind>(kind), r.get_string()});
   }
   for (std::uint32_t i = 0, n = r.get_count(kMaxEntries); i < n; ++i) {

@@ -676,6 +676,11 @@ class Runner:
         for u, most in e.get('max_score', {}).items():
             if isinstance(unit_score.get(u), (int, float)) and unit_score[u] > most:
                 fails.append(f'unit {u} scored {unit_score[u]} (at most {most})')
+        if e.get('judged_apart') and have_verdict:
+            apart = set((report or {}).get('judged_apart', []))
+            missing = [f for f in e['judged_apart'] if f not in apart]
+            if missing:
+                fails.append('not judged apart: ' + ', '.join(missing))
         if e.get('outside_blanks'):
             listed = {os.path.basename(str(o.get('file', ''))) for o in (report or {}).get('outside_blanks', [])
                       if isinstance(o, dict)} if have_verdict else set()
@@ -817,6 +822,8 @@ class Runner:
         no verdict of the suite means anything."""
         slot.reset()
         case = {'lesson': lesson, 'class': 'control', 'expect': {'exit': 0, 'passed': ['*'], 'wall_s_max': WARMUP_WALL_S}}
+        if self.args.mode == 'mark':  # every code exercise by a judge with no student code
+            case['expect']['judged_apart'] = [f for f in files if not f.endswith('.md')]
         self.build_submission(slot, 'control', '', case, files)
         before = {k: tree_digest(p) for k, p in (('course root', slot.root), ('submission', slot.sub),
                                                  ('HOME', slot.home), ('working folder', slot.cwd))}

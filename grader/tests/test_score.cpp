@@ -508,3 +508,21 @@ TEST_CASE("score_code_item: a cause the test established replaces the item's gen
   CHECK_THAT(r.feedback, Contains("'work happens in a kernel': requests > 0") &&
                              Contains("\n  kernels: none") && !Contains("\n  \n"));
 }
+
+TEST_CASE("score_code_item: a call the compute process never answered is the whole story",
+          "[score]") {
+  const auto m = tiny_manifest();
+  auto in = all_right();
+  const std::string ended = std::string(protocol::compute_failure_prefix) +
+                            "ended without sending its outputs (before answering; it exited with "
+                            "code 0: the student's code ended the process)";
+  in.runs[0] = run_of("code", "[code.a]", {failing("matches", "exception", ended, {"n=32"})});
+  const auto r = grader::score_code_item(m.units[0].items[0], m.exercises[0], in, lang::en);
+  CHECK(r.status == item_status::fail);
+  CHECK_THAT(r.feedback, Catch::Matchers::StartsWith("'matches': " + ended));
+  CHECK_THAT(r.feedback, !Contains("Check m."));
+  // The same words in an assertion (a test printing them) are no such cause.
+  in.runs[0] = run_of("code", "[code.a]", {failing("matches", "assertion", ended, {})});
+  CHECK_THAT(grader::score_code_item(m.units[0].items[0], m.exercises[0], in, lang::en).feedback,
+             Contains("Check m."));
+}

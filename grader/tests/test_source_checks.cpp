@@ -38,3 +38,11 @@ TEST_CASE("uninstrumented_accesses ignores comments, strings and longer names", 
   // Lines are counted through comments and raw strings that span lines.
   CHECK(tokens("/*\n\n*/ R\"(\n)\"\nasm(\"\");") == "5:asm ");
 }
+
+TEST_CASE("uninstrumented_accesses finds the emulator's own API, whose records code could rewrite",
+          "[source_checks]") {
+  CHECK(tokens("auto& l = const_cast<cuda_emu::launch_record&>(cuda_emu::last_launch());") ==
+        "1:cuda_emu 1:cuda_emu ");
+  CHECK(tokens("namespace e = cuda_emu;") == "1:cuda_emu ");
+  CHECK(tokens("#include \"cuda_emu/emulator.hpp\"\nint my_cuda_emu_count;") == "");
+}

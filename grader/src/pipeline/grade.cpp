@@ -141,14 +141,24 @@ report grade_with(const course& c, const manifest& m, const grade_request& req, 
     if (f.ex->kind != "cu") continue;
     const auto found = uninstrumented_accesses(read_text(f.path));
     if (found.empty()) continue;
+    const source_finding& first = found.front();
     const std::string why =
-        trf(rep.language,
-            "{} 第 {} 行的 `{}` 让内存访问绕过了模拟器的计数（编译时关掉插桩、内联汇编、"
-            "libc 拷贝或 ## 拼接），访存数字无法信任，本练习各项不给分",
-            "{} line {}: `{}` takes memory accesses out of the emulator's counters (an attribute "
-            "that turns its hooks off, inline assembly, a libc copy, or ## pasting that can spell "
-            "one), so no count of this exercise can be trusted and its items score 0",
-            f.ex->file, found.front().line, found.front().token);
+        first.token == kEmulatorNamespace
+            ? trf(rep.language,
+                  "{} 第 {} 行用到了 `{}`：那是 CUDA 模拟器自己的接口，通过它可以改写模拟器记下的"
+                  "计数和报告，访存数字无法信任，本练习各项不给分",
+                  "{} line {}: `{}` is the CUDA emulator's own API, through which code can "
+                  "rewrite the counters and reports the emulator records, so no count of this "
+                  "exercise can be trusted and its items score 0",
+                  f.ex->file, first.line, first.token)
+            : trf(rep.language,
+                  "{} 第 {} 行的 `{}` 让内存访问绕过了模拟器的计数（编译时关掉插桩、内联汇编、"
+                  "libc 拷贝或 ## 拼接），访存数字无法信任，本练习各项不给分",
+                  "{} line {}: `{}` takes memory accesses out of the emulator's counters (an "
+                  "attribute that turns its hooks off, inline assembly, a libc copy, or ## "
+                  "pasting that can spell one), so no count of this exercise can be trusted and "
+                  "its items score 0",
+                  f.ex->file, first.line, first.token);
     fail_items_of(m, *f.ex, rep, why);
     rep.messages.push_back(why);
   }

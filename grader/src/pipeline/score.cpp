@@ -249,12 +249,18 @@ item_result score_code_item(const item& it, const exercise& e, const score_input
                      found.empty() ? run->process.describe() : found);
     return r;
   }
-  // A cause the test established beats the item's advice, which guesses at another.
+  // A cause the test established beats the item's advice, which guesses at another; so
+  // does a call the student's compute process never answered (marking mode), whose
+  // message below is the whole story.
   std::string advice = it.fail_feedback.in(l);
   for (const test_record& rec : run->records)
     if (!rec.passed && !rec.failures.empty()) {
-      for (const std::string& info : rec.failures.front().info)
+      const test_failure& first = rec.failures.front();
+      for (const std::string& info : first.info)
         if (protocol::is_cause_line(info)) advice = info.substr(protocol::cause_prefix.size());
+      if (first.kind == protocol::failure_kind::exception &&
+          protocol::is_compute_failure(first.message))
+        advice.clear();
       break;
     }
   r.feedback = advice + (advice.empty() ? "" : "\n") + failure_summary(*run, l);

@@ -1,7 +1,9 @@
 // Checks of a student's source text that no test can make: constructs that take memory
 // accesses out of the emulator's view. The emulator counts loads and stores through
 // ThreadSanitizer's hooks (docs/emulator.md), so code compiled without them, inline
-// assembly, or a libc copy moves memory the lab counters never see.
+// assembly, or a libc copy moves memory the lab counters never see; and naming the
+// emulator itself, whose records (counters, reports) live in the student's process and
+// could be rewritten there before they are sent to the judge.
 //   for (const auto& u : uninstrumented_accesses(read_text(file))) ...
 #pragma once
 
@@ -11,9 +13,12 @@
 
 namespace grader {
 
+// The emulator's namespace: student code has no use for it but rewriting its records.
+inline constexpr const char* kEmulatorNamespace = "cuda_emu";
+
 struct source_finding {
   int line = 0;
-  std::string token;  // as written: "no_sanitize", "asm", "memcpy", "##", ...
+  std::string token;  // as written: "no_sanitize", "asm", "memcpy", "##", "cuda_emu", ...
 };
 
 // Every such construct in `source`, outside comments, string and character literals,

@@ -83,6 +83,14 @@ inline bool is_cause_line(std::string_view line) {
 // separated by '\x1f').
 inline constexpr const char* compute_variable = "COURSE_COMPUTE";
 
+// Every message of a call the compute process failed (it ended, or answered out of
+// protocol) starts so: that is the cause, and the grader shows it without the item's
+// advice about the maths, which would guess at another.
+inline constexpr std::string_view compute_failure_prefix = "the student's code ";
+inline bool is_compute_failure(std::string_view message) {
+  return message.substr(0, compute_failure_prefix.size()) == compute_failure_prefix;
+}
+
 inline bool is_seed_line(std::string_view line) {
   return line.substr(0, seed_line_prefix.size()) == seed_line_prefix;
 }

@@ -2,6 +2,7 @@
 //   build/bin/grader_tests "[report]"
 #include <catch2/catch.hpp>
 #include <set>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -370,4 +371,83 @@ TEST_CASE("display_width counts CJK characters as two columns", "[report]") {
   CHECK(display_width("✓✗—~") == 4);  // narrow symbols
   CHECK(display_width("Θ(N²)") == 5);
   CHECK(display_width("\xe4\xb8") == 1);  // a truncated sequence: one character, no overrun
+}
+
+// ==== the formats other systems read (docs/formats/)
+// =============================================================================
+
+namespace {
+std::string written(const char* format, const report& r) {
+  std::ostringstream out;
+  auto w = grader::make_reporter(format);
+  REQUIRE(w);
+  w->write(r, out);
+  return out.str();
+}
+
+// Feedback as hostile as a compiler's echo of a student's file: a control character,
+// a stray byte that is not UTF-8, XML's specials and a CDATA end.
+report hostile_report() {
+  report r;
+  r.lesson = "lesson13";
+  r.title = "Lesson 13";
+  unit_report u = exam(1);
+  u.items[0].feedback = "bad \x01 byte \xff & <tag> \"q\" ]]> end";
+  u.items[0].status = item_status::error;
+  u.items[0].points = 0;
+  u.add_veto("no-running-max", "No running max", "exp overflows");
+  u.finish();
+  r.units = {u};
+  return r;
+}
+}  // namespace
+
+TEST_CASE("every format is listed and made by name", "[report][formats]") {
+  for (const char* f : {"text", "json", "gradescope", "junit", "exercism", "classroom"})
+    CHECK(grader::make_reporter(f) != nullptr);
+  CHECK(grader::make_reporter("csv") == nullptr);
+}
+
+TEST_CASE("junit escapes markup and drops what XML 1.0 cannot hold", "[report][formats]") {
+  const std::string xml = written("junit", hostile_report());
+  CHECK(xml.find('\x01') == std::string::npos);
+  CHECK(xml.find('\xff') == std::string::npos);
+  CHECK_THAT(
+      xml,
+      Contains("bad \xEF\xBF\xBD byte \xEF\xBF\xBD &amp; &lt;tag&gt; &quot;q&quot; ]]&gt; end"));
+  CHECK_THAT(xml, Contains("<error message=\"bad"));  // the errored item
+  CHECK_THAT(xml, Contains("type=\"verdict\""));      // the vetoed unit's verdict fails
+  CHECK_THAT(xml, Contains("veto no-running-max: exp overflows"));
+}
+
+TEST_CASE("the JSON formats write valid UTF-8 whatever the feedback holds", "[report][formats]") {
+  for (const char* f : {"gradescope", "exercism", "classroom"}) {
+    INFO(f);
+    std::string text;
+    REQUIRE_NOTHROW(text = written(f, hostile_report()));
+    const auto j = nlohmann::json::parse(text);
+    CHECK(text.find('\xff') == std::string::npos);
+    CHECK(j.contains("tests"));
+    CHECK(j["tests"].size() == 7);  // six items and the verdict
+  }
+}
+
+TEST_CASE("gradescope and classroom carry the rubric's points; the verdict carries none",
+          "[report][formats]") {
+  report r;
+  r.units = {exam(1)};
+  r.units[0].finish();
+  const auto gs = nlohmann::json::parse(written("gradescope", r));
+  CHECK(gs["score"] == 9.0);
+  CHECK(gs["tests"][5]["score"] == 1.0);
+  CHECK(gs["tests"][5]["status"] == "failed");
+  CHECK(gs["tests"][6]["max_score"] == 0.0);
+  CHECK(gs["tests"][6]["status"] == "passed");  // 9 of 10 passes the line of 8
+  const auto cl = nlohmann::json::parse(written("classroom", r));
+  CHECK(cl["max_score"] == 10.0);
+  CHECK(cl["status"] == "fail");  // an item lost points
+  const auto ex = nlohmann::json::parse(written("exercism", r));
+  CHECK(ex["version"] == 3);
+  CHECK(ex["status"] == "fail");
+  CHECK(ex["tests"][0]["task_id"] == 1);
 }

@@ -142,12 +142,14 @@ TEST_CASE("score_code_item: an unfilled blank, signalled in its own field, is th
           "[score]") {
   const auto m = tiny_manifest();
   auto in = all_right();
+  in.lesson = "tiny";
   test_record r = failing("m is the running max", "exception", "any message at all");
   r.blank = "m_new";
   in.runs[0] = run_of("code", "[code.a]", {r});
   const auto item = grader::score_code_item(m.units[0].items[0], m.exercises[0], in, lang::en);
   CHECK(item.status == item_status::fail);
-  CHECK(item.feedback == "fill in blank `m_new` first (see the list of blanks above)");
+  CHECK(item.feedback ==
+        "fill in blank `m_new` first (`grader hint tiny m_new` explains the idea)");
 
   // The same words in a message, with no signal, are only a message.
   in.runs[0] = run_of("code", "[code.a]",

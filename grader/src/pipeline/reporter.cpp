@@ -6,6 +6,10 @@ namespace grader {
 // One line per format; each is defined in src/pipeline/reporters/<name>.cpp.
 std::unique_ptr<reporter> make_text_reporter(const reporter_options& o);
 std::unique_ptr<reporter> make_json_reporter(const reporter_options& o);
+std::unique_ptr<reporter> make_gradescope_reporter(const reporter_options& o);
+std::unique_ptr<reporter> make_junit_reporter(const reporter_options& o);
+std::unique_ptr<reporter> make_exercism_reporter(const reporter_options& o);
+std::unique_ptr<reporter> make_classroom_reporter(const reporter_options& o);
 
 namespace {
 
@@ -17,6 +21,10 @@ struct format_entry {
 constexpr format_entry formats[] = {
     {"text", make_text_reporter},
     {"json", make_json_reporter},
+    {"gradescope", make_gradescope_reporter},
+    {"junit", make_junit_reporter},
+    {"exercism", make_exercism_reporter},
+    {"classroom", make_classroom_reporter},
 };
 
 }  // namespace

@@ -237,8 +237,10 @@ item_result score_code_item(const item& it, const exercise& e, const score_input
       run->process.timed_out || run->process.term_signal ? item_status::error : item_status::fail;
   // An unfilled blank is the whole story: the item's own advice would mislead.
   if (const std::string blank = run->blank(); !blank.empty()) {
-    r.feedback = trf(l, "先填好空 `{}`（见上方的空列表）",
-                     "fill in blank `{}` first (see the list of blanks above)", blank);
+    // Said in full here: formats other than text (JUnit, an LMS) show the item alone.
+    r.feedback = trf(l, "先填好空 `{}`（`grader hint {} {}` 讲它的思路）",
+                     "fill in blank `{}` first (`grader hint {} {}` explains the idea)", blank,
+                     in.lesson, blank);
     return r;
   }
   // A sanitizer's report is the cause: the item's advice about the maths would mislead.
@@ -331,6 +333,7 @@ report score_report(const manifest& m, const resolved& what, const build_result&
             "were not checked",
             built.sanitizers.substr(std::min<size_t>(built.sanitizers.size(), 5))));
   score_inputs in;
+  in.lesson = m.lesson;
   for (const source_file& f : what.files) {
     if (!f.ex->is_code() || built.built(f.ex->id)) continue;
     const auto b = built.exercises.find(f.ex->id);

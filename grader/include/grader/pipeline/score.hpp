@@ -19,6 +19,7 @@
 namespace grader {
 
 struct score_inputs {
+  std::string lesson;                              // for commands named in feedback
   std::map<std::string, build_failure> not_built;  // by exercise id
   std::vector<tag_run> runs;                       // every test job's result
   std::map<std::string, answers_result> answers;   // by exercise id

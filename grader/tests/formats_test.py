@@ -1,0 +1,167 @@
+#!/usr/bin/env python3
+"""The report formats other systems read (ctest grader.formats): for four submissions
+(the solutions, the untouched exercise, a vetoed answers file, a lab that does not
+compile), every format validates against its schema in docs/formats/ (JUnit: the
+structure docs/formats/junit.md lists), and every format agrees with the JSON report on
+points, pass/fail and errors.
+  grader/tests/formats_test.py build/dev/bin/grader .
+"""
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import xml.etree.ElementTree as ET
+
+import jsonschema
+
+failures = []
+
+
+def bad(what):
+    failures.append(what)
+    print('FAIL ' + what, flush=True)
+
+
+def grade(grader, root, sub, tree, fmt):
+    argv = [grader, 'lesson13', '--root', root, '--build-dir', tree, '--lang', 'en', '--format', fmt,
+            '--submission', sub]
+    r = subprocess.run(argv, capture_output=True)
+    if r.returncode not in (0, 1):
+        raise RuntimeError(f'{fmt}: exit {r.returncode}: {r.stderr.decode(errors="replace")[-400:]}')
+    return r.stdout.decode('utf-8')
+
+
+def check_json_format(name, fmt, text, schema, ref):
+    try:
+        doc = json.loads(text)
+    except ValueError as e:
+        bad(f'{name} {fmt}: not JSON: {e}')
+        return None
+    errors = sorted(jsonschema.Draft202012Validator(schema).iter_errors(doc), key=lambda e: e.json_path)
+    for e in errors[:3]:
+        bad(f'{name} {fmt}: {e.json_path}: {e.message[:160]}')
+    items = sum(len(u['items']) for u in ref['units'])
+    if len(doc.get('tests', [])) != items + len(ref['units']):
+        bad(f'{name} {fmt}: {len(doc.get("tests", []))} tests, expected {items} items and {len(ref["units"])} verdicts')
+    return doc
+
+
+def junit_counts(name, text, ref):
+    try:
+        root = ET.fromstring(text.encode('utf-8'))
+    except ET.ParseError as e:
+        bad(f'{name} junit: not well-formed XML: {e}')
+        return
+    if root.tag != 'testsuites':
+        bad(f'{name} junit: the root is <{root.tag}>, not <testsuites>')
+        return
+    total = {'tests': 0, 'failures': 0, 'errors': 0}
+    suites = root.findall('testsuite')
+    if len(suites) != len(ref['units']):
+        bad(f'{name} junit: {len(suites)} testsuites for {len(ref["units"])} units')
+    for suite, unit in zip(suites, ref['units']):
+        cases = suite.findall('testcase')
+        got = {'tests': len(cases),
+               'failures': sum(1 for c in cases if c.find('failure') is not None),
+               'errors': sum(1 for c in cases if c.find('error') is not None)}
+        for k, v in got.items():
+            total[k] += v
+            if suite.get(k) != str(v):
+                bad(f'{name} junit: suite {suite.get("name")} says {k}={suite.get(k)}, has {v}')
+        for c in cases:
+            if not c.get('classname') or not c.get('name'):
+                bad(f'{name} junit: a testcase without classname or name')
+            if len([x for x in c if x.tag in ('failure', 'error', 'skipped')]) > 1:
+                bad(f'{name} junit: a testcase with more than one result')
+        props = {p.get('name'): p.get('value') for p in suite.iter('property')}
+        if float(props.get('score', 'nan')) != unit['score'] or props.get('passed') != str(unit['passed']).lower():
+            bad(f'{name} junit: suite {unit["unit"]} properties {props} disagree with the JSON')
+        verdict = cases[-1] if cases else None
+        if verdict is None or (verdict.find('failure') is None) != unit['passed']:
+            bad(f'{name} junit: suite {unit["unit"]}: the verdict testcase disagrees (passed={unit["passed"]})')
+    for k, v in total.items():
+        if root.get(k) != str(v):
+            bad(f'{name} junit: testsuites says {k}={root.get(k)}, has {v}')
+
+
+def main():
+    grader, root = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
+    schemas = {f: json.load(open(os.path.join(root, 'docs', 'formats', f + '.schema.json'), encoding='utf-8'))
+               for f in ('gradescope', 'exercism', 'classroom')}
+    work = tempfile.mkdtemp(prefix='formats-')
+    try:
+        subs = {}
+        for name in ('solutions', 'exercise', 'vetoed', 'no_build'):
+            d = os.path.join(work, name)
+            shutil.copytree(os.path.join(root, 'exercises' if name == 'exercise' else 'solutions', 'lesson13'), d,
+                            ignore=shutil.ignore_patterns('mutants', 'attacks', 'hidden_tests', 'notes', '*.json'))
+            subs[name] = d
+        with open(os.path.join(subs['vetoed'], 'answers.md'), encoding='utf-8') as f:
+            text = f.read()
+        text = text.replace('- [ ] (a) 差不多 / about the same', '- [x] (a) 差不多 / about the same')
+        text = text.replace('- [x] (b) 约高一个数量级', '- [ ] (b) 约高一个数量级')
+        with open(os.path.join(subs['vetoed'], 'answers.md'), 'w', encoding='utf-8') as f:
+            f.write(text)
+        with open(os.path.join(subs['no_build'], 'matmul_tiled.cu'), 'a', encoding='utf-8') as f:
+            f.write('\nthis line does not compile \x01 \xff;\n')
+        tree = os.path.join(work, 'tree')
+        for name, sub in subs.items():
+            ref = json.loads(grade(grader, root, sub, tree, 'json'))
+            total = round(sum(u['score'] for u in ref['units']), 2)
+            most = sum(u['max_score'] for u in ref['units'])
+            passed = all(u['passed'] for u in ref['units'])
+            errors = bool(ref.get('build_failures'))
+            print(f'{name}: {total} / {most}, passed {passed}, build failures {len(ref.get("build_failures", []))}',
+                  flush=True)
+            gs = check_json_format(name, 'gradescope', grade(grader, root, sub, tree, 'gradescope'),
+                                   schemas['gradescope'], ref)
+            if gs:
+                if abs(gs['score'] - total) > 1e-6 or abs(sum(t['score'] for t in gs['tests']) - total) > 1e-6:
+                    bad(f'{name} gradescope: score {gs["score"]} (tests sum to '
+                        f'{sum(t["score"] for t in gs["tests"])}), the JSON says {total}')
+                if abs(sum(t['max_score'] for t in gs['tests']) - most) > 1e-6:
+                    bad(f'{name} gradescope: max scores do not sum to {most}')
+            ex = check_json_format(name, 'exercism', grade(grader, root, sub, tree, 'exercism'),
+                                   schemas['exercism'], ref)
+            if ex:
+                want = 'error' if errors else 'pass' if passed else 'fail'
+                if ex['status'] != want:
+                    bad(f'{name} exercism: status {ex["status"]}, expected {want}')
+            cl = check_json_format(name, 'classroom', grade(grader, root, sub, tree, 'classroom'),
+                                   schemas['classroom'], ref)
+            if cl:
+                if abs(sum(t['score'] for t in cl['tests']) - total) > 1e-6 or cl['max_score'] != most:
+                    bad(f'{name} classroom: {sum(t["score"] for t in cl["tests"])} of {cl["max_score"]}, '
+                        f'the JSON says {total} of {most}')
+                want = 'error' if errors else 'pass' if passed else 'fail'
+                if cl['status'] != want:
+                    bad(f'{name} classroom: status {cl["status"]}, expected {want}')
+            junit_counts(name, grade(grader, root, sub, tree, 'junit'), ref)
+            if name == 'vetoed':
+                exam = [t for t in gs['tests'] if t['name'].startswith('exam / verdict')] if gs else []
+                if not exam or exam[0]['status'] != 'failed' or 'veto hbm-smem-bandwidth' not in exam[0]['output']:
+                    bad('vetoed gradescope: the exam verdict test does not fail with its veto')
+            if name == 'solutions':  # the schemas can fail: a broken copy of each document
+                for fmt, doc, broken in (('gradescope', gs, lambda d: d['tests'][0].update(status='ok')),
+                                         ('exercism', ex, lambda d: d.pop('version')),
+                                         ('classroom', cl, lambda d: d['tests'][0].pop('score'))):
+                    if doc is None:
+                        continue
+                    copy = json.loads(json.dumps(doc))
+                    broken(copy)
+                    if jsonschema.Draft202012Validator(schemas[fmt]).is_valid(copy):
+                        bad(f'{fmt}: its schema accepts a broken document')
+            if name == 'solutions' and not passed:
+                bad('solutions: not passed')
+            if name == 'no_build' and not errors:
+                bad('no_build: no build failure reported')
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    print(f'formats: {"FAIL" if failures else "PASS"} ({len(failures)} problems)')
+    return 1 if failures else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())

@@ -14,6 +14,8 @@
 #include <CLI/CLI.hpp>
 #include <cstdlib>
 #include <fmt/format.h>
+
+#include <algorithm>
 #include <fstream>
 #include <iostream>
 #include <nlohmann/json.hpp>
@@ -23,6 +25,7 @@
 #include "grader/base/error.hpp"
 #include "grader/base/files.hpp"
 #include "grader/commands/dev.hpp"
+#include "grader/commands/batch.hpp"
 #include "grader/commands/gpu.hpp"
 #include "grader/commands/release.hpp"
 #include "grader/commands/hint.hpp"
@@ -71,6 +74,7 @@ struct options {
   std::string lesson, submission, json_file, unit, lang_name, root, build_dir, override_file;
   std::string sandbox = "auto", require_sandbox;
   std::string format = "text";
+  std::vector<std::string> writes;  // --write FORMAT=FILE, each written after the grade
   bool answers = false, gpu = false, fresh = false, explicit_seed = false;
   unsigned seed = std::random_device{}();
   double timeout_s = 10;
@@ -83,10 +87,28 @@ struct options {
   std::string release_lesson, release_out;
   CLI::App* release = nullptr;
   CLI::App* mark = nullptr;
+  CLI::App* batch = nullptr;
+  std::string batch_submissions, batch_out, shard;
+  unsigned jobs = 1;
+  bool force = false;
+  std::vector<std::string> batch_formats, merge_parts;
   bool allow_unconfined = false;
   CLI::App *hint = nullptr, *list = nullptr, *dev = nullptr, *check = nullptr, *sync = nullptr,
            *manifest = nullptr;
 };
+
+// --write FORMAT=FILE: a known format and a file name.
+const CLI::Validator write_spec(
+    [](std::string& spec) -> std::string {
+      const auto eq = spec.find('=');
+      if (eq == std::string::npos || eq + 1 == spec.size())
+        return "expected FORMAT=FILE, e.g. gradescope=results.json";
+      const auto formats = reporter_formats();
+      if (std::find(formats.begin(), formats.end(), spec.substr(0, eq)) == formats.end())
+        return "unknown format '" + spec.substr(0, eq) + "'";
+      return {};
+    },
+    "FORMAT=FILE");
 
 void define_cli(CLI::App& app, options& o) {
   app.footer("Exit code: 0 passed, 1 failed, 2 could not grade.");
@@ -97,6 +119,9 @@ void define_cli(CLI::App& app, options& o) {
                  "Grade the files in this folder (named as in exercises/<lesson>/)")
       ->excludes(answers_flag);
   app.add_option("--json", o.json_file, "Also write the report as JSON to this file");
+  app.add_option("--write", o.writes,
+                 "Also write the report in FORMAT to FILE (repeatable; FORMAT as --format)")
+      ->check(write_spec);
   app.add_option("--format", o.format, "The report's format on stdout")
       ->check(CLI::IsMember(reporter_formats()));
   app.add_option("--unit", o.unit, "Grade only this unit of the lesson");
@@ -139,6 +164,10 @@ void define_cli(CLI::App& app, options& o) {
   o.mark->add_option("lesson", o.lesson, "The lesson")->required();
   o.mark->add_option("submission", o.submission, "The student's folder")->required();
   o.mark->add_option("--json", o.json_file, "Also write the report as JSON to this file");
+  o.mark
+      ->add_option("--write", o.writes,
+                   "Also write the report in FORMAT to FILE (repeatable; FORMAT as --format)")
+      ->check(write_spec);
   o.mark->add_option("--format", o.format, "The report's format on stdout")
       ->check(CLI::IsMember(reporter_formats()));
   o.mark->add_option("--unit", o.unit, "Mark only this unit");
@@ -162,6 +191,39 @@ void define_cli(CLI::App& app, options& o) {
   o.mark->add_flag("--allow-unconfined", o.allow_unconfined,
                    "Mark even with no sandbox at all (--require-sandbox none; the report then "
                    "says so)");
+  o.batch = app.add_subcommand(
+      "batch",
+      "Mark a whole class: one folder per student in SUBMISSIONS, each marked as `grader mark` "
+      "does; reports, feedback, gradebook.csv and summary.md in --out");
+  o.batch->add_option("lesson", o.lesson, "The lesson")->required();
+  o.batch->add_option("submissions", o.batch_submissions, "A folder with one folder per student");
+  o.batch->add_option("--merge", o.merge_parts,
+                      "Instead of marking: join these batches' folders (the shards of one class) "
+                      "into --out, with one gradebook");
+  o.batch->add_option("--out", o.batch_out, "Where the reports and the gradebook go")->required();
+  o.batch->add_option("--jobs", o.jobs, "Submissions marked at once (default 1)")
+      ->check(CLI::PositiveNumber);
+  o.batch->add_flag("--force", o.force,
+                    "Mark again even the submissions unchanged since the last batch");
+  o.batch->add_option("--shard", o.shard, "i/N: only the students with index i mod N (from 1)");
+  o.batch
+      ->add_option("--format", o.batch_formats,
+                   "Also write each student's report in this format (repeatable: gradescope, "
+                   "junit, exercism, classroom)")
+      ->check(CLI::IsMember(reporter_formats()));
+  o.batch->add_option("--lang", o.lang_name, "zh or en (default: from LANG)")
+      ->check(CLI::IsMember({"zh", "en"}));
+  o.batch->add_option("--timeout", o.timeout_s, "Seconds each test process may run")
+      ->check(CLI::PositiveNumber);
+  o.batch
+      ->add_option("--build-timeout", o.build_timeout_s,
+                   "Seconds the build of a submission may take (default 300)")
+      ->check(CLI::PositiveNumber);
+  o.batch->add_option("--require-sandbox", o.require_sandbox, "As for mark (default full)")
+      ->check(CLI::IsMember({"none", "restricted", "full"}));
+  o.batch->add_option("--sandbox", o.sandbox, "As for mark")
+      ->check(CLI::IsMember({"auto", "full", "restricted", "on"}));
+  o.batch->add_flag("--allow-unconfined", o.allow_unconfined, "As for mark");
   o.hint = app.add_subcommand(
       "hint", "Hints for a lesson's blanks: the list at level 1, or one blank at --level N");
   o.hint->add_option("lesson", o.hint_lesson, "The lesson")->required();
@@ -201,7 +263,7 @@ void define_cli(CLI::App& app, options& o) {
                    "The folder to write, outside the course (an earlier release there is "
                    "replaced; its .git is kept)")
       ->required();
-  for (auto* sub : {o.hint, o.list, o.check, o.sync, o.manifest, o.release, o.mark})
+  for (auto* sub : {o.hint, o.list, o.check, o.sync, o.manifest, o.release, o.mark, o.batch})
     sub->add_option("--root", o.root, "The course's root folder");
 }
 
@@ -234,6 +296,50 @@ int run_dev(const course& c, const options& o) {
     failures += r.failed;
   }
   return failures == 0 ? 0 : 1;
+}
+
+int run_batch_command(const course& c, const options& o, lang l, const CLI::App& app) {
+  batch_options b;
+  if (!o.batch_submissions.empty()) b.submissions = fs::absolute(o.batch_submissions);
+  b.out = fs::absolute(o.batch_out);
+  b.jobs = o.jobs;
+  b.force = o.force;
+  b.lang = l == lang::zh ? "zh" : "en";
+  b.formats = o.batch_formats;
+  b.progress_bar = isatty(STDERR_FILENO) && !std::getenv("CI");
+  if (!o.shard.empty()) {
+    unsigned i = 0, n = 0;
+    char slash = 0;
+    std::istringstream in(o.shard);
+    if (!(in >> i >> slash >> n) || slash != '/' || i < 1 || i > n || !in.eof())
+      return fail_to_grade("--shard takes i/N with 1 <= i <= N, e.g. 2/4");
+    b.shard_index = i - 1;
+    b.shard_count = n;
+  }
+  // Passed on to every `grader mark`, so a batch marks exactly as a single mark does.
+  const CLI::App* sub = o.batch;
+  if (sub->get_option("--timeout")->count())
+    b.mark_args.insert(b.mark_args.end(), {"--timeout", fmt::format("{}", o.timeout_s)});
+  if (sub->get_option("--build-timeout")->count())
+    b.mark_args.insert(b.mark_args.end(), {"--build-timeout", std::to_string(o.build_timeout_s)});
+  if (!o.require_sandbox.empty())
+    b.mark_args.insert(b.mark_args.end(), {"--require-sandbox", o.require_sandbox});
+  if (o.sandbox != "auto") b.mark_args.insert(b.mark_args.end(), {"--sandbox", o.sandbox});
+  if (o.allow_unconfined) b.mark_args.push_back("--allow-unconfined");
+  (void)app;
+  const manifest m = load_manifest(c, o.lesson);
+  if (!o.merge_parts.empty()) {
+    std::vector<fs::path> parts;
+    for (const auto& p : o.merge_parts) parts.push_back(fs::absolute(p));
+    merge_batches(m, parts, b.out, std::cout);
+    return 0;
+  }
+  if (o.batch_submissions.empty())
+    return fail_to_grade("batch needs a folder of submissions (or --merge DIR...)");
+  const batch_result r = run_batch(c, m, b, std::cerr);
+  fmt::print("{} marked, {} unchanged since the last batch, {} not graded; gradebook: {}\n",
+             r.graded, r.kept, r.not_graded, (b.out / "gradebook.csv").string());
+  return 0;
 }
 
 int run_grade(const course& c, const options& o, lang l) {
@@ -294,11 +400,15 @@ int run_grade(const course& c, const options& o, lang l) {
   }
   if (o.format != "text") make_reporter(o.format, {color})->write(rep, std::cout);
   std::cout << std::flush;
-  if (!o.json_file.empty()) {  // replaced, never followed: a planted symlink stays harmless
+  // Files are replaced, never followed: a planted symlink stays harmless.
+  std::vector<std::string> writes = o.writes;
+  if (!o.json_file.empty()) writes.push_back("json=" + o.json_file);
+  for (const std::string& spec : writes) {
+    const auto eq = spec.find('=');
     std::ostringstream out;
-    make_reporter("json")->write(rep, out);
+    make_reporter(spec.substr(0, eq))->write(rep, out);
     try {
-      write_replacing(o.json_file, out.str());
+      write_replacing(spec.substr(eq + 1), out.str());
     } catch (const cannot_grade& e) {
       return fail_to_grade(e.what());
     }
@@ -334,6 +444,7 @@ int main(int argc, char** argv) {
       return run_hint(c, load_manifest(c, o.hint_lesson), {o.hint_blank, o.hint_level, l},
                       std::cout, std::cerr);
     if (*o.dev) return run_dev(c, o);
+    if (*o.batch) return run_batch_command(c, o, l, app);
     if (o.lesson.empty()) {
       std::cerr << app.help();
       return 2;

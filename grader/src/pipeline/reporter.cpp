@@ -10,6 +10,7 @@ std::unique_ptr<reporter> make_gradescope_reporter(const reporter_options& o);
 std::unique_ptr<reporter> make_junit_reporter(const reporter_options& o);
 std::unique_ptr<reporter> make_exercism_reporter(const reporter_options& o);
 std::unique_ptr<reporter> make_classroom_reporter(const reporter_options& o);
+std::unique_ptr<reporter> make_markdown_reporter(const reporter_options& o);
 
 namespace {
 
@@ -25,6 +26,7 @@ constexpr format_entry formats[] = {
     {"junit", make_junit_reporter},
     {"exercism", make_exercism_reporter},
     {"classroom", make_classroom_reporter},
+    {"markdown", make_markdown_reporter},
 };
 
 }  // namespace

@@ -1,0 +1,536 @@
+// `grader batch`: marks a class, one `grader mark` process per student (see batch.hpp).
+#include "grader/commands/batch.hpp"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <fstream>
+#include <map>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <thread>
+
+#include "grader/base/error.hpp"
+#include "grader/base/files.hpp"
+#include "grader/base/subprocess.hpp"
+#include "grader/pipeline/resolve.hpp"
+
+namespace fs = std::filesystem;
+
+namespace grader {
+namespace {
+
+constexpr const char* kCannotGrade = "grader: cannot grade: ";
+constexpr std::uintmax_t kMaxFile = 1 << 20;  // as marking's intake
+
+struct student {
+  std::string name;     // the entry's name in SUBMISSIONS
+  std::string slug;     // its folder under DIR/students/
+  fs::path folder;      // where the manifest's files are
+  std::string problem;  // why it cannot be marked at all ("" when it can)
+};
+
+// The manifest's files (every exercise, code and answers).
+std::vector<std::string> lesson_files(const manifest& m) {
+  std::vector<std::string> out;
+  for (const exercise& e : m.exercises) out.push_back(e.file);
+  return out;
+}
+
+std::vector<student> find_students(const manifest& m, const fs::path& dir) {
+  std::vector<fs::directory_entry> entries;
+  for (const auto& e : fs::directory_iterator(dir)) entries.push_back(e);
+  std::sort(entries.begin(), entries.end(),
+            [](const auto& a, const auto& b) { return a.path().filename() < b.path().filename(); });
+  std::vector<student> out;
+  std::map<std::string, int> slugs;
+  for (const auto& e : entries) {
+    student s;
+    s.name = e.path().filename().string();
+    if (s.name.starts_with(".")) continue;  // .git, .DS_Store: not a student
+    s.slug = student_slug(s.name);
+    if (const int n = slugs[s.slug]++; n > 0) s.slug += fmt::format("~{}", n + 1);
+    std::error_code ec;
+    const auto st = fs::symlink_status(e.path(), ec);
+    if (fs::is_symlink(st)) {
+      s.problem = "a link, not a folder: each student's submission must be a folder";
+    } else if (fs::is_directory(st)) {
+      s.folder = e.path();
+      // A cloned repository (GitHub Classroom's assistant): the files in exercises/<lesson>/.
+      bool at_root = false;
+      for (const std::string& f : lesson_files(m)) at_root |= fs::exists(e.path() / f, ec);
+      const fs::path nested = e.path() / "exercises" / m.lesson;
+      if (!at_root && fs::is_directory(fs::symlink_status(nested, ec))) s.folder = nested;
+    } else if (s.name.ends_with(".zip") || s.name.ends_with(".tar.gz") ||
+               s.name.ends_with(".tgz")) {
+      s.problem = "an archive: unpack each student's archive into a folder of its own first";
+    } else {
+      s.problem = "not a folder: each student's submission must be a folder";
+    }
+    out.push_back(std::move(s));
+  }
+  return out;
+}
+
+fs::path self_exe() {
+  std::error_code ec;
+  const fs::path p = fs::read_symlink("/proc/self/exe", ec);
+  return ec ? fs::path("grader") : p;
+}
+
+// What, besides the files, decides a report: the grader binary and the options.
+std::string stamp_of(const batch_options& o) {
+  std::error_code ec;
+  const fs::path exe = self_exe();
+  std::string s = fmt::format("grader {}:{}\n", fs::file_size(exe, ec),
+                              fs::last_write_time(exe, ec).time_since_epoch().count());
+  s += "lang " + o.lang + "\n";
+  for (const auto& f : o.formats) s += "format " + f + "\n";
+  for (const auto& a : o.mark_args) s += "arg " + a + "\n";
+  return s;
+}
+
+// The bytes of a regular file of at most 1 MiB, or nullopt (missing, a link, too big...).
+std::optional<std::string> small_file(const fs::path& p) {
+  std::error_code ec;
+  const auto st = fs::symlink_status(p, ec);
+  if (!fs::is_regular_file(st) || fs::file_size(p, ec) > kMaxFile || ec) return std::nullopt;
+  std::ifstream in(p, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// The student's files as graded, kept beside the report: the next batch compares with them.
+void keep_graded_copy(const manifest& m, const student& s, const fs::path& dir) {
+  const fs::path kept = dir / "graded";
+  fs::remove_all(kept);
+  fs::create_directories(kept);
+  for (const std::string& f : lesson_files(m))
+    if (auto bytes = small_file(s.folder / f)) write_replacing(kept / f, *bytes);
+}
+
+bool unchanged(const manifest& m, const student& s, const fs::path& dir, const std::string& stamp) {
+  if (!fs::exists(dir / "status.json") || small_file(dir / "stamp") != stamp) return false;
+  for (const std::string& f : lesson_files(m))
+    if (small_file(s.folder / f) != small_file(dir / "graded" / f)) return false;
+  return true;
+}
+
+struct outcome {
+  std::string line;  // for the log
+  bool graded = false, kept = false;
+};
+
+outcome mark_one(const course& c, const manifest& m, const batch_options& o, const student& s,
+                 const fs::path& tree, const std::string& stamp) {
+  const fs::path dir = o.out / "students" / s.slug;
+  if (!o.force && s.problem.empty() && unchanged(m, s, dir, stamp)) return {"kept", false, true};
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  nlohmann::json status = {{"student", s.name}};
+  outcome res;
+  if (!s.problem.empty()) {
+    status["exit"] = 2;
+    status["error"] = s.problem;
+    res.line = "not graded: " + s.problem;
+  } else {
+    std::vector<std::string> argv = {self_exe().string(),
+                                     "mark",
+                                     m.lesson,
+                                     s.folder.string(),
+                                     "--root",
+                                     c.root.string(),
+                                     "--build-dir",
+                                     tree.string(),
+                                     "--lang",
+                                     o.lang,
+                                     "--write",
+                                     "json=" + (dir / "report.json").string(),
+                                     "--write",
+                                     "markdown=" + (dir / "feedback.md").string()};
+    for (const auto& f : o.formats)
+      argv.insert(argv.end(), {"--write", f + "=" + (dir / (f + ".out")).string()});
+    argv.insert(argv.end(), o.mark_args.begin(), o.mark_args.end());
+    run_options ro;
+    ro.timeout = std::chrono::minutes(60);
+    const run_result r = run_process(argv, ro);
+    status["seconds"] = r.seconds;
+    status["exit"] = r.exit_code;
+    const bool reported = (r.exit_code == 0 || r.exit_code == 1) && fs::exists(dir / "report.json");
+    if (reported) {
+      status["error"] = "";
+      keep_graded_copy(m, s, dir);
+      try {
+        std::ifstream in(dir / "report.json");
+        const auto j = nlohmann::json::parse(in);
+        double total = 0, most = 0;
+        for (const auto& u : j.at("units")) {
+          total += u.at("score").get<double>();
+          most += u.at("max_score").get<double>();
+        }
+        res.line = fmt::format("{:g} / {:g} {} ({:.1f} s)", total, most,
+                               r.exit_code == 0 ? "PASS" : "FAIL", r.seconds);
+      } catch (const std::exception&) {
+        res.line = "graded";
+      }
+      res.graded = true;
+    } else {
+      std::string why;
+      for (std::string_view line : split_lines(r.output))
+        if (line.starts_with(kCannotGrade))
+          why = line.substr(std::string_view(kCannotGrade).size());
+      if (why.empty()) why = "the grader " + r.describe();
+      status["error"] = why;
+      res.line = "not graded: " + why;
+    }
+  }
+  write_replacing(dir / "status.json",
+                  status.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
+  write_replacing(dir / "stamp", stamp);
+  return res;
+}
+
+// ---- the gradebook and the summary ------------------------------------------------
+
+struct row_data {
+  std::string name;               // the student's entry in SUBMISSIONS
+  nlohmann::json status, report;  // report: null when not graded
+};
+
+// A student's row from the folder a batch wrote for them.
+row_data read_row(const std::string& name, const fs::path& dir) {
+  row_data r{name, nlohmann::json::object(), nullptr};
+  try {
+    std::ifstream st(dir / "status.json");
+    r.status = nlohmann::json::parse(st);
+    if (r.status.value("error", std::string("?")).empty()) {
+      std::ifstream rep(dir / "report.json");
+      r.report = nlohmann::json::parse(rep);
+    }
+  } catch (const std::exception&) {
+    r.status["error"] = "no readable report";
+  }
+  return r;
+}
+
+double number_or(const nlohmann::json& j, const char* key, double fallback = 0) {
+  return j.is_object() && j.contains(key) && j[key].is_number() ? j[key].get<double>() : fallback;
+}
+
+void write_gradebook(const manifest& m, const fs::path& out, const std::vector<row_data>& rows) {
+  std::vector<std::string> head = {"student", "graded", "reason", "score", "max_score", "passed"};
+  for (const unit& u : m.units)
+    for (const char* f : {"score", "passed", "provisional", "vetoes"})
+      head.push_back(u.id + "." + f);
+  for (const unit& u : m.units)
+    for (const item& it : u.items) head.push_back(it.id);
+  for (const char* f : {"isolation_level", "grader_version", "seed", "seconds"}) head.push_back(f);
+  std::string csv;
+  for (size_t i = 0; i < head.size(); ++i) csv += (i ? "," : "") + csv_field(head[i]);
+  csv += "\n";
+  for (const row_data& r : rows) {
+    std::vector<std::string> f = {r.name};
+    const bool graded = !r.report.is_null();
+    f.push_back(graded ? "yes" : "no");
+    f.push_back(graded ? "" : r.status.value("error", std::string()));
+    std::map<std::string, nlohmann::json> units;
+    std::map<std::string, double> points;
+    double total = 0, most = 0;
+    bool passed = graded;
+    if (graded)
+      for (const auto& u : r.report["units"]) {
+        units[u.value("unit", "")] = u;
+        total += number_or(u, "score");
+        most += number_or(u, "max_score");
+        passed &= u.value("passed", false);
+        for (const auto& it : u["items"]) points[it.value("id", "")] = number_or(it, "points");
+      }
+    f.push_back(graded ? fmt::format("{:g}", total) : "");
+    f.push_back(graded ? fmt::format("{:g}", most) : "");
+    f.push_back(graded ? (passed ? "yes" : "no") : "");
+    for (const unit& u : m.units) {
+      const auto it = units.find(u.id);
+      if (it == units.end()) {
+        f.insert(f.end(), {"", "", "", ""});
+        continue;
+      }
+      const auto& j = it->second;
+      std::string vetoes;
+      for (const auto& v : j["vetoes"])
+        if (v.value("applies", false))
+          vetoes +=
+              (vetoes.empty() ? "" : ";") + v.value("id", std::string()) +
+              (v.value("provisional", false) && v.value("review", std::string()).empty() ? "?"
+                                                                                         : "");
+      f.push_back(fmt::format("{:g}", number_or(j, "score")));
+      f.push_back(j.value("passed", false) ? "yes" : "no");
+      f.push_back(j.value("provisional", false) ? "yes" : "no");
+      f.push_back(vetoes);
+    }
+    for (const unit& u : m.units)
+      for (const item& it : u.items) {
+        const auto p = points.find(it.id);
+        f.push_back(p == points.end() ? "" : fmt::format("{:g}", p->second));
+      }
+    f.push_back(graded ? r.report.value("isolation_level", std::string()) : "");
+    f.push_back(GRADER_VERSION);
+    f.push_back(graded && r.report.contains("seed") ? r.report["seed"].dump() : "");
+    f.push_back(fmt::format("{:.1f}", number_or(r.status, "seconds")));
+    for (size_t i = 0; i < f.size(); ++i) csv += (i ? "," : "") + csv_field(f[i]);
+    csv += "\n";
+  }
+  write_replacing(out / "gradebook.csv", csv);
+}
+
+std::string xml_escaped(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    switch (c) {
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      default:
+        out += c;
+    }
+  }
+  return out;
+}
+
+// Per item: how many students earned it fully, partly, not at all; a stacked bar each.
+void write_summary(const manifest& m, const fs::path& out, const std::vector<row_data>& rows) {
+  struct tally {
+    int full = 0, partial = 0, none = 0;
+  };
+  std::map<std::string, tally> items;
+  std::map<std::string, int> unit_passed, vetoes;
+  int graded = 0;
+  for (const row_data& r : rows) {
+    if (r.report.is_null()) continue;
+    ++graded;
+    for (const auto& u : r.report["units"]) {
+      unit_passed[u.value("unit", "")] += u.value("passed", false);
+      for (const auto& v : u["vetoes"])
+        if (v.value("applies", false)) ++vetoes[u.value("unit", "") + ": " + v.value("id", "")];
+      for (const auto& it : u["items"]) {
+        tally& t = items[it.value("id", "")];
+        const double p = number_or(it, "points"), most = number_or(it, "max_points");
+        (p >= most - 1e-9 ? t.full : p > 1e-9 ? t.partial : t.none) += 1;
+      }
+    }
+  }
+  // The chart: one bar per item, green full, amber partial, red none.
+  const int width = 420, left = 230, bar = 18, gap = 6;
+  int n = 0;
+  for (const unit& u : m.units) n += static_cast<int>(u.items.size());
+  std::string svg = fmt::format(
+      "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{}\" height=\"{}\" "
+      "font-family=\"sans-serif\" font-size=\"12\">\n"
+      "<title>{}: each item, the share of {} students with full, partial and no marks</title>\n",
+      left + width + 20, 30 + n * (bar + gap) + 30, xml_escaped(m.lesson), graded);
+  int y = 20;
+  for (const unit& u : m.units)
+    for (const item& it : u.items) {
+      const tally t = items[it.id];
+      const double all = std::max(1, t.full + t.partial + t.none);
+      double x = left;
+      svg += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"end\">{} / {}</text>\n", left - 6,
+                         y + 13, xml_escaped(u.id), xml_escaped(it.id));
+      for (const auto& [count, color] :
+           {std::pair{t.full, "#2e7d32"}, {t.partial, "#f9a825"}, {t.none, "#c62828"}}) {
+        const double w = width * count / all;
+        if (count > 0)
+          svg += fmt::format(
+              "<rect x=\"{:.1f}\" y=\"{}\" width=\"{:.1f}\" height=\"{}\" fill=\"{}\"><title>{}"
+              "</title></rect>\n",
+              x, y, w, bar, color, count);
+        x += w;
+      }
+      svg += fmt::format("<text x=\"{}\" y=\"{}\">{}/{}/{}</text>\n", left + width + 4, y + 13,
+                         t.full, t.partial, t.none);
+      y += bar + gap;
+    }
+  svg += fmt::format(
+      "<text x=\"{}\" y=\"{}\">green: full marks, amber: partial, red: none (counts "
+      "full/partial/none)"
+      "</text>\n</svg>\n",
+      left, y + 16);
+  write_replacing(out / "items.svg", svg);
+
+  std::string md = fmt::format("# {}: the class at a glance\n\n", m.title.in(lang::en));
+  md += fmt::format("{} submissions, {} graded, {} not graded.\n\n", rows.size(), graded,
+                    rows.size() - graded);
+  md += "| Unit | Passed |\n| --- | --- |\n";
+  for (const unit& u : m.units)
+    md += fmt::format("| {} | {} of {} |\n", u.id, unit_passed[u.id], graded);
+  md += "\n![Each item: full, partial and no marks](items.svg)\n\n";
+  md += "| Item | Full | Partial | None |\n| --- | --- | --- | --- |\n";
+  for (const unit& u : m.units)
+    for (const item& it : u.items) {
+      const tally t = items[it.id];
+      md += fmt::format("| {} / {} | {} | {} | {} |\n", u.id, it.id, t.full, t.partial, t.none);
+    }
+  if (!vetoes.empty()) {
+    md += "\n| Veto | Students |\n| --- | --- |\n";
+    for (const auto& [v, count] : vetoes) md += fmt::format("| {} | {} |\n", v, count);
+  }
+  std::string not_graded;
+  for (const row_data& r : rows)
+    if (r.report.is_null())
+      not_graded += fmt::format("- {}: {}\n", printable_name(r.name),
+                                r.status.value("error", std::string("no report")));
+  if (!not_graded.empty()) md += "\n## Not graded\n\n" + not_graded;
+  write_replacing(out / "summary.md", md);
+}
+
+}  // namespace
+
+std::string student_slug(const std::string& name) {
+  std::string out;
+  for (unsigned char c : name) {
+    if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '@' || c == '+')
+      out += static_cast<char>(c);
+    else
+      out += fmt::format("_{:02x}", c);
+  }
+  if (out.empty() || out == "." || out == "..") out = "_" + out;
+  return out.substr(0, 200);
+}
+
+std::string csv_field(const std::string& s) {
+  // A leading = + - @ would be a formula in a spreadsheet: a student's name must stay text.
+  std::string v = s;
+  if (!v.empty() && (v[0] == '=' || v[0] == '+' || v[0] == '-' || v[0] == '@') &&
+      v.find_first_not_of("0123456789.-") != std::string::npos)
+    v = "'" + v;
+  if (v.find_first_of(",\"\n\r") == std::string::npos) return v;
+  std::string out = "\"";
+  for (char c : v) out += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return out + "\"";
+}
+
+batch_result run_batch(const course& c, const manifest& m, const batch_options& o,
+                       std::ostream& log) {
+  if (!fs::is_directory(o.submissions))
+    throw cannot_grade(fmt::format("{} is not a folder of submissions", o.submissions.string()));
+  std::vector<student> all = find_students(m, o.submissions);
+  std::vector<student> mine;
+  for (size_t i = 0; i < all.size(); ++i)
+    if (i % o.shard_count == o.shard_index) mine.push_back(all[i]);
+  fs::create_directories(o.out / "students");
+  const std::string stamp = stamp_of(o);
+
+  batch_result result;
+  std::atomic<size_t> next{0};
+  std::mutex mu;
+  size_t done = 0;
+  const size_t total = mine.size();
+  auto worker = [&](unsigned k) {
+    const fs::path tree = o.out / ".trees" / fmt::format("worker{}", k);
+    for (size_t i; (i = next++) < total;) {
+      outcome r;
+      try {
+        r = mark_one(c, m, o, mine[i], tree, stamp);
+      } catch (const std::exception& e) {
+        r.line = std::string("not graded: ") + e.what();
+      }
+      std::lock_guard lock(mu);
+      ++done;
+      result.graded += r.graded;
+      result.kept += r.kept;
+      result.not_graded += !r.graded && !r.kept;
+      if (o.progress_bar) {
+        const int filled = static_cast<int>(30 * done / std::max<size_t>(total, 1));
+        log << fmt::format("\r[{}{}] {}/{} {}: {}\033[K", std::string(filled, '#'),
+                           std::string(30 - filled, '.'), done, total, printable_name(mine[i].name),
+                           r.line)
+            << std::flush;
+      } else {
+        log << fmt::format("[{}/{}] {}: {}\n", done, total, printable_name(mine[i].name), r.line)
+            << std::flush;
+      }
+    }
+  };
+  std::vector<std::thread> threads;
+  for (unsigned k = 0; k < std::max(1u, o.jobs); ++k) threads.emplace_back(worker, k);
+  for (auto& t : threads) t.join();
+  if (o.progress_bar) log << "\n";
+
+  std::vector<row_data> rows;
+  nlohmann::json listed = nlohmann::json::array();
+  for (const student& s : mine) {
+    rows.push_back(read_row(s.name, o.out / "students" / s.slug));
+    listed.push_back({{"name", s.name}, {"folder", s.slug}});
+  }
+  // What this batch marked: a merge takes exactly these, whatever else the folder holds.
+  write_replacing(o.out / "batch.json",
+                  nlohmann::json{{"lesson", m.lesson},
+                                 {"shard", fmt::format("{}/{}", o.shard_index + 1, o.shard_count)},
+                                 {"students", listed}}
+                          .dump(2, ' ', false, nlohmann::json::error_handler_t::replace) +
+                      "\n");
+  write_gradebook(m, o.out, rows);
+  write_summary(m, o.out, rows);
+  return result;
+}
+
+int merge_batches(const manifest& m, const std::vector<fs::path>& parts, const fs::path& out,
+                  std::ostream& log) {
+  fs::create_directories(out / "students");
+  std::vector<std::pair<std::string, fs::path>> students;  // (name, folder in out)
+  nlohmann::json listed_all = nlohmann::json::array();
+  for (const fs::path& part : parts) {
+    nlohmann::json listed;
+    try {
+      std::ifstream in(part / "batch.json");
+      listed = nlohmann::json::parse(in).at("students");
+    } catch (const std::exception&) {
+      throw cannot_grade(fmt::format("{} holds no batch (no readable batch.json)", part.string()));
+    }
+    const bool in_place = fs::equivalent(part, out);
+    for (const auto& entry : listed) {
+      const std::string name = entry.value("name", ""), folder = entry.value("folder", "");
+      if (folder.empty() || folder != student_slug(folder) || folder.find('/') != std::string::npos)
+        throw cannot_grade(
+            fmt::format("{}/batch.json names a folder that is not one", part.string()));
+      const fs::path from = part / "students" / folder, to = out / "students" / folder;
+      if (!in_place) {
+        if (fs::exists(to))
+          throw cannot_grade(
+              fmt::format("{} is in two of the batches merged", printable_name(name)));
+        fs::copy(from, to, fs::copy_options::recursive);
+      }
+      students.emplace_back(name, to);
+    }
+  }
+  // The order of a single batch: by the entries' names in SUBMISSIONS.
+  std::sort(students.begin(), students.end());
+  std::vector<row_data> rows;
+  for (const auto& [name, dir] : students) {
+    rows.push_back(read_row(name, dir));
+    listed_all.push_back({{"name", name}, {"folder", dir.filename().string()}});
+  }
+  write_replacing(
+      out / "batch.json",
+      nlohmann::json{{"lesson", m.lesson}, {"shard", "1/1"}, {"students", listed_all}}.dump(
+          2, ' ', false, nlohmann::json::error_handler_t::replace) +
+          "\n");
+  write_gradebook(m, out, rows);
+  write_summary(m, out, rows);
+  log << fmt::format("merged {} students from {} batches\n", rows.size(), parts.size());
+  return static_cast<int>(rows.size());
+}
+
+}  // namespace grader

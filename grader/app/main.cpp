@@ -211,6 +211,7 @@ void define_cli(CLI::App& app, options& o) {
                    "Also write each student's report in this format (repeatable: gradescope, "
                    "junit, exercism, classroom)")
       ->check(CLI::IsMember(reporter_formats()));
+  o.batch->add_option("--unit", o.unit, "Mark only this unit");
   o.batch->add_option("--lang", o.lang_name, "zh or en (default: from LANG)")
       ->check(CLI::IsMember({"zh", "en"}));
   o.batch->add_option("--timeout", o.timeout_s, "Seconds each test process may run")
@@ -326,6 +327,7 @@ int run_batch_command(const course& c, const options& o, lang l, const CLI::App&
     b.mark_args.insert(b.mark_args.end(), {"--require-sandbox", o.require_sandbox});
   if (o.sandbox != "auto") b.mark_args.insert(b.mark_args.end(), {"--sandbox", o.sandbox});
   if (o.allow_unconfined) b.mark_args.push_back("--allow-unconfined");
+  if (!o.unit.empty()) b.mark_args.insert(b.mark_args.end(), {"--unit", o.unit});
   (void)app;
   const manifest m = load_manifest(c, o.lesson);
   if (!o.merge_parts.empty()) {

@@ -1,0 +1,130 @@
+#!/usr/bin/env python3
+"""Marks a generated class of N submissions with `grader batch --jobs J` (issue 12's
+benchmark) and prints the totals, the per-submission median and p95, for the whole lesson
+and for the exam alone. The class: every declared mutant of solutions/<lesson>/mutants/,
+plus solutions (each with a comment of its own), crashing, hanging, non-compiling and
+tampered submissions (edits outside the blanks) to make up N. Cold: a fresh --out, so each
+worker first builds its tree. Record results in docs/benchmarks.md with the machine and date.
+  grader/bench/batch_class.py [--n 300] [--jobs 2] [--grader build/dev/bin/grader] [--keep DIR]
+"""
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+FILES = ['online_softmax.cpp', 'answers.md', 'matmul_coalesced.cu', 'matmul_tiled.cu', 'flash_attention.cu']
+
+# Faults, each an edit of one solution file (find -> replace).
+CRASH = [('online_softmax.cpp', 'const float m_new = std::max(m_i[r], block_max);',
+          'const float m_new = std::max(m_i[r], block_max) + *static_cast<volatile float*>(nullptr);'),
+         ('flash_attention.cu', 'const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;',
+          'const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;\n  if (threadIdx.x == 0) *(volatile int*)nullptr = 1;')]
+HANG = [('online_softmax.cpp', 'const float m_new = std::max(m_i[r], block_max);',
+         'float m_new = std::max(m_i[r], block_max);\n    for (volatile int spin = 1; spin;) m_new += 0;'),
+        ('matmul_coalesced.cu', 'float acc = 0.0f;', 'float acc = 0.0f;\n  for (volatile int spin = 1; spin;) acc += 0;')]
+NO_BUILD = [(f, '#include', 'this is not C++;\n#include') for f in FILES if f != 'answers.md']
+TAMPER = [('matmul_coalesced.cu', 'const dim3 block(32, 32);', 'const dim3 block(32, 32);  // tuned'),
+          ('online_softmax.cpp', '#include <cmath>', '#include <cmath>\n#include <cstdio>  // for debugging')]
+
+
+def solution(root, lesson, into):
+    os.makedirs(into)
+    for f in FILES:
+        shutil.copy(os.path.join(root, 'solutions', lesson, f), into)
+
+
+def edit(folder, f, find, replace):
+    p = os.path.join(folder, f)
+    with open(p, encoding='utf-8') as fh:
+        text = fh.read()
+    if find not in text:
+        raise SystemExit(f'cannot plant an edit in {f}: {find!r} not found')
+    with open(p, 'w', encoding='utf-8') as fh:
+        fh.write(text.replace(find, replace, 1))
+
+
+def make_class(root, lesson, n, into):
+    kinds = {}
+    mutants = os.path.join(root, 'solutions', lesson, 'mutants')
+    for name in sorted(os.listdir(mutants)):
+        spec = os.path.join(mutants, name, 'mutant.json')
+        if not os.path.isfile(spec):
+            continue
+        with open(spec, encoding='utf-8') as fh:
+            m = json.load(fh)
+        d = os.path.join(into, f'mutant-{name}')
+        solution(root, lesson, d)
+        for e in m.get('edits', []):
+            edit(d, e['file'], e['find'], e['replace'])
+        kinds[os.path.basename(d)] = 'mutant'
+    rest = n - len(kinds)
+    plan = [('crash', CRASH, rest // 12), ('hang', HANG, rest // 24), ('no-build', NO_BUILD, rest // 12),
+            ('tampered', TAMPER, rest // 12)]
+    for kind, edits, count in plan:
+        for i in range(count):
+            d = os.path.join(into, f'{kind}-{i:03d}')
+            solution(root, lesson, d)
+            edit(d, *edits[i % len(edits)])
+            kinds[os.path.basename(d)] = kind
+    i = 0
+    while len(kinds) < n:
+        d = os.path.join(into, f'correct-{i:03d}')
+        solution(root, lesson, d)
+        with open(os.path.join(d, 'online_softmax.cpp'), 'a', encoding='utf-8') as fh:
+            fh.write(f'// student {i}\n')
+        kinds[os.path.basename(d)] = 'correct'
+        i += 1
+    return kinds
+
+
+def run_batch(grader, root, lesson, cls, out, jobs, extra):
+    t0 = time.monotonic()
+    r = subprocess.run([grader, 'batch', lesson, cls, '--out', out, '--root', root, '--jobs', str(jobs),
+                        '--lang', 'en'] + extra, capture_output=True, text=True, env={**os.environ, 'CI': '1'})
+    wall = time.monotonic() - t0
+    if r.returncode != 0:
+        raise SystemExit(f'batch failed: {r.stderr[-600:]}')
+    seconds = []
+    for name in os.listdir(os.path.join(out, 'students')):
+        with open(os.path.join(out, 'students', name, 'status.json'), encoding='utf-8') as fh:
+            seconds.append(json.load(fh).get('seconds', 0.0))
+    seconds.sort()
+    p95 = seconds[min(len(seconds) - 1, int(0.95 * len(seconds)))]
+    return wall, statistics.median(seconds), p95, r.stdout.strip()
+
+
+def main():
+    here = os.path.dirname(os.path.abspath(__file__))
+    root = os.path.abspath(os.path.join(here, '..', '..'))
+    p = argparse.ArgumentParser()
+    p.add_argument('--n', type=int, default=300)
+    p.add_argument('--jobs', type=int, default=2)
+    p.add_argument('--lesson', default='lesson13')
+    p.add_argument('--grader', default=os.path.join(root, 'build', 'dev', 'bin', 'grader'))
+    p.add_argument('--keep', help='generate and mark in this folder and keep it')
+    a = p.parse_args()
+    work = a.keep or tempfile.mkdtemp(prefix='batch-bench-')
+    try:
+        cls = os.path.join(work, 'class')
+        shutil.rmtree(cls, ignore_errors=True)
+        kinds = make_class(root, a.lesson, a.n, cls)
+        counts = {k: list(kinds.values()).count(k) for k in sorted(set(kinds.values()))}
+        print(f'{a.n} submissions: ' + ', '.join(f'{v} {k}' for k, v in counts.items()), flush=True)
+        for label, extra in (('whole lesson (exam and three labs)', []), ('exam alone', ['--unit', 'exam'])):
+            out = os.path.join(work, 'out-' + ('all' if not extra else 'exam'))
+            shutil.rmtree(out, ignore_errors=True)
+            wall, median, p95, line = run_batch(os.path.abspath(a.grader), root, a.lesson, cls, out, a.jobs, extra)
+            print(f'| {label} | {a.n} | {a.jobs} | {wall:.0f} s | {wall / a.n:.2f} s | '
+                  f'{wall * a.jobs / a.n:.2f} s | {median:.1f} s | {p95:.1f} s |   ({line})', flush=True)
+    finally:
+        if not a.keep:
+            shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == '__main__':
+    sys.exit(main())

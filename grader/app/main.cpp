@@ -344,8 +344,44 @@ int run_batch_command(const course& c, const options& o, lang l, const CLI::App&
   return 0;
 }
 
+// The files asked for (--json, --write) when nothing could be graded: each says why, so a
+// CI job or a batch finds a report where it looks for one. Best effort: the exit code and
+// the one line on stderr stay the verdict.
+void write_ungraded(const manifest& m, const options& o, lang l, const std::string& why) {
+  std::vector<std::string> writes = o.writes;
+  if (!o.json_file.empty()) writes.push_back("json=" + o.json_file);
+  if (writes.empty()) return;
+  const std::string label = o.answers              ? "solutions"
+                            : o.submission.empty() ? "exercises"
+                                                   : display_path(o.submission);
+  const report rep = ungraded_report(m, o.unit, l, label, why);
+  for (const std::string& spec : writes) {
+    const auto eq = spec.find('=');
+    std::ostringstream out;
+    make_reporter(spec.substr(0, eq))->write(rep, out);
+    try {
+      write_replacing(spec.substr(eq + 1), out.str());
+    } catch (const std::exception&) {
+    }
+  }
+}
+
+int grade_and_report(const course& c, const manifest& m, const options& o, lang l);
+
 int run_grade(const course& c, const options& o, lang l) {
   const manifest m = load_manifest(c, o.lesson);
+  try {
+    return grade_and_report(c, m, o, l);
+  } catch (const cannot_grade& e) {
+    write_ungraded(m, o, l, e.what());
+    throw;
+  } catch (const input_error& e) {
+    write_ungraded(m, o, l, e.what());
+    throw;
+  }
+}
+
+int grade_and_report(const course& c, const manifest& m, const options& o, lang l) {
   if (o.gpu) require_gpu();  // before any grading: say so at once
   grade_request req;
   const fs::path dir = o.answers              ? c.solutions_dir(o.lesson)

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""The report formats other systems read (ctest grader.formats): for four submissions
+"""The report formats other systems read (ctest grader.formats): for five submissions
 (the solutions, the untouched exercise, a vetoed answers file, a lab that does not
-compile), every format validates against its schema in docs/formats/ (JUnit: the
+compile, one with a file missing: not graded, exit 2), every format validates against its schema in docs/formats/ (JUnit: the
 structure docs/formats/junit.md lists), and every format agrees with the JSON report on
 points, pass/fail and errors.
   grader/tests/formats_test.py build/dev/bin/grader .
@@ -25,12 +25,17 @@ def bad(what):
 
 
 def grade(grader, root, sub, tree, fmt):
-    argv = [grader, 'lesson13', '--root', root, '--build-dir', tree, '--lang', 'en', '--format', fmt,
-            '--submission', sub]
+    """The report in `fmt`, written with --write (stdout holds the text report)."""
+    out = os.path.join(tree + '-reports', os.path.basename(sub) + '.' + fmt)
+    os.makedirs(os.path.dirname(out), exist_ok=True)
+    argv = [grader, 'lesson13', '--root', root, '--build-dir', tree, '--lang', 'en',
+            '--submission', sub, '--write', f'{fmt}={out}']
     r = subprocess.run(argv, capture_output=True)
-    if r.returncode not in (0, 1):
+    # Exit 2 (could not grade) must still write the file, saying why.
+    if r.returncode not in (0, 1, 2) or not os.path.isfile(out):
         raise RuntimeError(f'{fmt}: exit {r.returncode}: {r.stderr.decode(errors="replace")[-400:]}')
-    return r.stdout.decode('utf-8')
+    with open(out, encoding='utf-8') as f:
+        return f.read()
 
 
 def check_json_format(name, fmt, text, schema, ref):
@@ -93,7 +98,7 @@ def main():
     work = tempfile.mkdtemp(prefix='formats-')
     try:
         subs = {}
-        for name in ('solutions', 'exercise', 'vetoed', 'no_build'):
+        for name in ('solutions', 'exercise', 'vetoed', 'no_build', 'missing'):
             d = os.path.join(work, name)
             shutil.copytree(os.path.join(root, 'exercises' if name == 'exercise' else 'solutions', 'lesson13'), d,
                             ignore=shutil.ignore_patterns('mutants', 'attacks', 'hidden_tests', 'notes', '*.json'))
@@ -106,13 +111,16 @@ def main():
             f.write(text)
         with open(os.path.join(subs['no_build'], 'matmul_tiled.cu'), 'a', encoding='utf-8') as f:
             f.write('\nthis line does not compile \x01 \xff;\n')
+        os.remove(os.path.join(subs['missing'], 'answers.md'))  # cannot be graded: exit 2
         tree = os.path.join(work, 'tree')
         for name, sub in subs.items():
             ref = json.loads(grade(grader, root, sub, tree, 'json'))
             total = round(sum(u['score'] for u in ref['units']), 2)
             most = sum(u['max_score'] for u in ref['units'])
             passed = all(u['passed'] for u in ref['units'])
-            errors = bool(ref.get('build_failures'))
+            errors = bool(ref.get('build_failures')) or bool(ref.get('not_graded'))
+            if name == 'missing' and 'answers.md' not in ref.get('not_graded', ''):
+                bad('missing: the JSON does not say which file is missing')
             print(f'{name}: {total} / {most}, passed {passed}, build failures {len(ref.get("build_failures", []))}',
                   flush=True)
             gs = check_json_format(name, 'gradescope', grade(grader, root, sub, tree, 'gradescope'),

@@ -425,6 +425,12 @@ batch_result run_batch(const course& c, const manifest& m, const batch_options& 
                        std::ostream& log) {
   if (!fs::is_directory(o.submissions))
     throw cannot_grade(fmt::format("{} is not a folder of submissions", o.submissions.string()));
+  {  // marks/ inside submissions/ would be graded as a student, and rewritten as one
+    const fs::path subs = fs::weakly_canonical(o.submissions), out = fs::weakly_canonical(o.out);
+    const auto [a, b] = std::mismatch(subs.begin(), subs.end(), out.begin(), out.end());
+    if (a == subs.end()) throw cannot_grade("--out must be outside the folder of submissions");
+    (void)b;
+  }
   std::vector<student> all = find_students(m, o.submissions);
   std::vector<student> mine;
   for (size_t i = 0; i < all.size(); ++i)

@@ -204,4 +204,37 @@ report grade(const course& c, const manifest& m, const grade_request& req) {
   return r;
 }
 
+report ungraded_report(const manifest& m, const std::string& unit, lang l,
+                       const std::string& submission, const std::string& why) {
+  report rep;
+  rep.lesson = m.lesson;
+  rep.title = m.title.in(l);
+  rep.submission = submission;
+  rep.language = l;
+  rep.not_graded = why;
+  rep.isolation = "none: not graded";
+  rep.isolation_level = "none";
+  rep.messages.push_back(trf(l, "没有评分：{}", "not graded: {}", why));
+  for (const struct unit& u : m.units) {
+    if (!unit.empty() && u.id != unit) continue;
+    unit_report ur;
+    ur.id = u.id;
+    ur.title = u.title.in(l);
+    ur.max_score = u.max_score;
+    ur.pass_line = u.pass_line;
+    for (const item& it : u.items) {
+      item_result r;
+      r.id = it.id;
+      r.title = it.title.in(l);
+      r.max_points = it.points;
+      r.status = item_status::error;
+      r.feedback = trf(l, "没有评分：{}", "not graded: {}", why);
+      ur.items.push_back(std::move(r));
+    }
+    ur.finish();
+    rep.units.push_back(std::move(ur));
+  }
+  return rep;
+}
+
 }  // namespace grader

@@ -52,4 +52,10 @@ report grade(const course& c, const manifest& m, const grade_request& request);
 // The grading tree a request builds in.
 std::filesystem::path tree_of(const course& c, const manifest& m, const grade_request& request);
 
+// The report of a submission that could not be graded at all (`why`: the cannot_grade
+// message): the lesson's units and items (only `unit`'s, when set), every item an error at
+// 0 points with `why` as its feedback, and `not_graded` set.
+report ungraded_report(const manifest& m, const std::string& unit, lang l,
+                       const std::string& submission, const std::string& why);
+
 }  // namespace grader

@@ -106,6 +106,9 @@ struct report {
   std::vector<std::string> judged_apart;
   std::vector<unit_report> units;
   nlohmann::json gpu;  // --gpu: the GPU section (null otherwise)
+  // Why nothing was graded (a missing file, a link, no sandbox), in a report written only so
+  // that the files asked for (--json, --write) exist and say so: every item is an error.
+  std::string not_graded;
 
   bool passed() const;
 };

@@ -28,7 +28,10 @@ class exercism_reporter final : public reporter {
       tests.push_back(std::move(t));
     }
     nlohmann::json results = {{"version", 3}, {"tests", tests}};
-    if (!r.build_failures.empty()) {
+    if (!r.not_graded.empty()) {
+      results["status"] = "error";
+      results["message"] = rows::utf8(r.not_graded);
+    } else if (!r.build_failures.empty()) {
       std::string why;
       for (const build_failure& b : r.build_failures)
         why += (why.empty() ? "" : "\n\n") + b.file +

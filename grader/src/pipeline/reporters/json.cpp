@@ -55,6 +55,7 @@ nlohmann::json to_json(const report& r) {
   out["seed"] = r.seed;
   out["lang"] = r.language == lang::zh ? "zh" : "en";
   out["messages"] = r.messages;
+  if (!r.not_graded.empty()) out["not_graded"] = r.not_graded;
   out["isolation"] = r.isolation;
   out["isolation_level"] = r.isolation_level;
   out["isolation_detail"] = r.isolation_detail;

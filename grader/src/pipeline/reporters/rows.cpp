@@ -97,6 +97,7 @@ double total_max_points(const report& r) {
 std::string summary(const report& r) {
   std::string out = fmt::format("{}: {} / {}, {}", r.title, total_points(r), total_max_points(r),
                                 r.passed() ? "PASS" : "FAIL");
+  if (!r.not_graded.empty()) return out + "\nnot graded: " + r.not_graded;
   for (const unit_report& u : r.units) {
     const std::string verdict = verdict_message(u);
     out += fmt::format("\n{} ({}): {}", u.title, u.id, verdict.substr(0, verdict.find('\n')));

@@ -27,6 +27,7 @@
 #include "grader/commands/dev.hpp"
 #include "grader/commands/batch.hpp"
 #include "grader/commands/gpu.hpp"
+#include "grader/commands/gradescope.hpp"
 #include "grader/commands/release.hpp"
 #include "grader/commands/hint.hpp"
 #include "grader/lesson/answers.hpp"
@@ -84,7 +85,8 @@ struct options {
   int hint_level = 0;
   std::vector<std::string> dev_lessons, only;
   bool sync_check = false, list_checks = false, manifest_all = false;
-  std::string release_lesson, release_out;
+  std::string release_lesson, release_out, gradescope_lesson, gradescope_out;
+  CLI::App* gradescope = nullptr;
   CLI::App* release = nullptr;
   CLI::App* mark = nullptr;
   CLI::App* batch = nullptr;
@@ -256,6 +258,11 @@ void define_cli(CLI::App& app, options& o) {
   o.manifest->add_option("lesson", o.manifest_lesson, "The lesson")->required();
   o.manifest->add_flag("--all", o.manifest_all,
                        "Every exercise, not only the code ones (one line each: id kind file)");
+  o.gradescope = o.dev->add_subcommand(
+      "gradescope", "Write a Gradescope autograder bundle (setup.sh, run_autograder, the course)");
+  o.gradescope->add_option("lesson", o.gradescope_lesson, "The lesson")->required();
+  o.gradescope->add_option("--out", o.gradescope_out, "The zip to write, e.g. autograder.zip")
+      ->required();
   o.release = o.dev->add_subcommand(
       "release", "Write the course as students get it: no solutions, keys or instructor notes");
   o.release->add_option("lesson", o.release_lesson, "The lesson")->required();
@@ -264,11 +271,17 @@ void define_cli(CLI::App& app, options& o) {
                    "The folder to write, outside the course (an earlier release there is "
                    "replaced; its .git is kept)")
       ->required();
-  for (auto* sub : {o.hint, o.list, o.check, o.sync, o.manifest, o.release, o.mark, o.batch})
+  for (auto* sub :
+       {o.hint, o.list, o.check, o.sync, o.manifest, o.release, o.mark, o.batch, o.gradescope})
     sub->add_option("--root", o.root, "The course's root folder");
 }
 
 int run_dev(const course& c, const options& o) {
+  if (*o.gradescope) {
+    dev_gradescope(c, load_manifest(c, o.gradescope_lesson), fs::absolute(o.gradescope_out),
+                   std::cout);
+    return 0;
+  }
   if (*o.release) {
     try {
       dev_release(c, load_manifest(c, o.release_lesson), o.release_out, std::cout);

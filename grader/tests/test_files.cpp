@@ -8,6 +8,7 @@
 
 #include "grader/base/error.hpp"
 #include "grader/base/files.hpp"
+#include "grader/base/zip.hpp"
 
 namespace fs = std::filesystem;
 
@@ -52,4 +53,23 @@ TEST_CASE("write_replacing replaces a planted symlink instead of writing through
   CHECK(fs::is_directory(dir / "a-folder"));
   CHECK(std::distance(fs::directory_iterator(dir), fs::directory_iterator()) == 3);  // no temp
   fs::remove_all(dir);
+}
+
+// ==== the stored-zip writer (grader/base/zip.hpp)
+
+TEST_CASE("crc32 matches the standard check value", "[zip]") {
+  CHECK(grader::crc32("123456789") == 0xCBF43926u);
+  CHECK(grader::crc32("") == 0u);
+}
+
+TEST_CASE("zip_archive is deterministic, and refuses names that leave the archive", "[zip]") {
+  const std::vector<grader::zip_entry> entries = {{"setup.sh", "#!/bin/sh\n", true},
+                                                  {"course/a b.txt", "x", false}};
+  const std::string a = grader::zip_archive(entries), b = grader::zip_archive(entries);
+  CHECK(a == b);
+  CHECK(a.substr(0, 4) == std::string("PK\x03\x04", 4));
+  CHECK(a.find("course/a b.txt") != std::string::npos);
+  CHECK(a.substr(a.size() - 22, 4) == std::string("PK\x05\x06", 4));
+  for (const char* bad : {"", "/etc/passwd", "../x", "a/../b", "a//b", "a\\b"})
+    CHECK_THROWS_AS(grader::zip_archive({{bad, "x", false}}), grader::cannot_grade);
 }

@@ -67,8 +67,8 @@ std::string git_output(const fs::path& root, std::vector<std::string> args, bool
   return r.ok() ? r.output : std::string();
 }
 
-// The course's files, relative to its root: git's list (tracked, and untracked ones not
-// ignored) in a checkout, else the tree; build/ and dot-folders but .ci/ skipped.
+}  // namespace
+
 std::vector<std::string> course_files(const fs::path& root, bool* from_git) {
   std::set<std::string> out;
   bool ok = false;
@@ -99,6 +99,8 @@ std::vector<std::string> course_files(const fs::path& root, bool* from_git) {
   }
   return {out.begin(), out.end()};
 }
+
+namespace {
 
 bool under(std::string_view path, std::string_view folder) {
   return path.starts_with(folder) &&

@@ -18,10 +18,16 @@
 #include <ostream>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "grader/lesson/manifest.hpp"
 
 namespace grader {
+
+// The course's files, relative to its root: git's list (tracked, and untracked ones not
+// ignored) in a checkout, else the tree; build/ and dot-folders but .ci/ skipped.
+// `from_git` says which.
+std::vector<std::string> course_files(const std::filesystem::path& root, bool* from_git);
 
 // Why `path` (relative to the course root, with '/') stays out of `lesson`'s release, or ""
 // when it goes in.

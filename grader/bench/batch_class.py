@@ -59,6 +59,9 @@ def make_class(root, lesson, n, into):
             m = json.load(fh)
         d = os.path.join(into, f'mutant-{name}')
         solution(root, lesson, d)
+        for f in os.listdir(os.path.join(mutants, name)):  # files laid over the solution
+            if f != 'mutant.json':
+                shutil.copy(os.path.join(mutants, name, f), d)
         for e in m.get('edits', []):
             edit(d, e['file'], e['find'], e['replace'])
         kinds[os.path.basename(d)] = 'mutant'
@@ -80,6 +83,36 @@ def make_class(root, lesson, n, into):
         kinds[os.path.basename(d)] = 'correct'
         i += 1
     return kinds
+
+
+def check_mutants(root, lesson, out, unit_only=None):
+    """Each mutant's declared verdict (its unit passed or not, its vetoes) against the
+    gradebook of the marking batch: the number that disagree, each printed."""
+    import csv
+    rows = {r['student']: r for r in csv.DictReader(open(os.path.join(out, 'gradebook.csv'), encoding='utf-8'))}
+    mutants = os.path.join(root, 'solutions', lesson, 'mutants')
+    wrong = 0
+    for name in sorted(os.listdir(mutants)):
+        spec = os.path.join(mutants, name, 'mutant.json')
+        if not os.path.isfile(spec):
+            continue
+        with open(spec, encoding='utf-8') as fh:
+            m = json.load(fh)
+        unit, e = m.get('unit', 'exam'), m['expect']
+        if unit_only and unit != unit_only:
+            continue
+        r = rows.get(f'mutant-{name}')
+        if r is None or r['graded'] != 'yes':
+            print(f'  mutant {name}: not graded ({r and r["reason"]})')
+            wrong += 1
+            continue
+        passed = r[f'{unit}.passed'] == 'yes'
+        vetoes = {v.rstrip('?') for v in r[f'{unit}.vetoes'].split(';') if v}
+        if ('passed' in e and e['passed'] != passed) or ('vetoes' in e and set(e['vetoes']) != vetoes):
+            print(f'  mutant {name}: {unit} passed={passed} vetoes={sorted(vetoes)}, declared '
+                  f'passed={e.get("passed")} vetoes={e.get("vetoes")}')
+            wrong += 1
+    return wrong
 
 
 def run_batch(grader, root, lesson, cls, out, jobs, extra):
@@ -121,6 +154,8 @@ def main():
             wall, median, p95, line = run_batch(os.path.abspath(a.grader), root, a.lesson, cls, out, a.jobs, extra)
             print(f'| {label} | {a.n} | {a.jobs} | {wall:.0f} s | {wall / a.n:.2f} s | '
                   f'{wall * a.jobs / a.n:.2f} s | {median:.1f} s | {p95:.1f} s |   ({line})', flush=True)
+            wrong = check_mutants(root, a.lesson, out, 'exam' if extra else None)
+            print(f'  mutants with another verdict than declared, in marking mode: {wrong}', flush=True)
     finally:
         if not a.keep:
             shutil.rmtree(work, ignore_errors=True)

@@ -9,6 +9,7 @@
 #include <fstream>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <thread>
@@ -27,17 +28,119 @@ constexpr const char* kCannotGrade = "grader: cannot grade: ";
 constexpr std::uintmax_t kMaxFile = 1 << 20;  // as marking's intake
 
 struct student {
-  std::string name;     // the entry's name in SUBMISSIONS
+  std::string name;     // the entry's name in SUBMISSIONS (an archive's without .tar.gz)
   std::string slug;     // its folder under DIR/students/
   fs::path folder;      // where the manifest's files are
+  fs::path archive;     // a .tar.gz, .tgz or .zip to unpack into `folder` first
   std::string problem;  // why it cannot be marked at all ("" when it can)
 };
+
+bool ends_with(const std::string& s, std::string_view tail) {
+  return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
+}
 
 // The manifest's files (every exercise, code and answers).
 std::vector<std::string> lesson_files(const manifest& m) {
   std::vector<std::string> out;
   for (const exercise& e : m.exercises) out.push_back(e.file);
   return out;
+}
+
+// One member of an archive's listing (tar -tv, zipinfo): regular file or not, size, name.
+struct member {
+  bool regular = false;
+  std::uintmax_t size = 0;
+  std::string name;
+};
+
+// `fields` whitespace-separated fields, then the name (the rest of the line).
+std::optional<member> parse_member(std::string_view line, int fields, int size_field) {
+  member m;
+  size_t at = 0;
+  for (int k = 0; k < fields; ++k) {
+    at = line.find_first_not_of(' ', at);
+    if (at == std::string_view::npos) return std::nullopt;
+    const size_t end = std::min(line.find(' ', at), line.size());
+    const std::string_view field = line.substr(at, end - at);
+    if (k == 0) m.regular = !field.empty() && field[0] == '-';
+    if (k == size_field) {
+      try {
+        m.size = std::stoull(std::string(field));
+      } catch (const std::exception&) {
+        return std::nullopt;
+      }
+    }
+    at = end;
+  }
+  at = line.find_first_not_of(' ', at);
+  if (at == std::string_view::npos) return std::nullopt;
+  m.name = std::string(line.substr(at));
+  return m;
+}
+
+// Unpacks the manifest's files from a student's archive into `into`, and nothing else: the
+// archive is listed first (a listing over 1 MiB is refused), each file is taken from the
+// archive's root, its one top folder, or exercises/<lesson>/ in either, must be a regular
+// file of at most 1 MiB, and is written under a file-size limit. Returns why not, or "".
+std::string unpack(const manifest& m, const fs::path& archive, const fs::path& into) {
+  fs::remove_all(into);
+  fs::create_directories(into);
+  const bool zip = ends_with(archive.filename().string(), ".zip");
+  if (zip && !on_path("unzip")) return "a .zip archive, and unzip is not installed here";
+  run_options ro;
+  ro.timeout = std::chrono::seconds(60);
+  ro.max_output = 1 << 20;
+  const std::vector<std::string> list =
+      zip ? std::vector<std::string>{"zipinfo", "-l", "--", archive.string()}
+          : std::vector<std::string>{"tar", "-tvzf", archive.string()};
+  const run_result listed = run_process(list, ro);
+  if (!listed.ok()) return "an archive that cannot be read (" + listed.describe() + ")";
+  std::map<std::string, std::pair<int, member>> chosen;  // file -> (depth, member)
+  for (std::string_view line : split_lines(listed.output)) {
+    // tar: mode owner size date time name; zipinfo -l: mode version os size csize type
+    // method date time name.
+    const auto mem = zip ? parse_member(line, 9, 3) : parse_member(line, 5, 2);
+    if (!mem || mem->name.find("..") != std::string::npos || mem->name.starts_with("/")) continue;
+    for (const std::string& f : lesson_files(m)) {
+      const std::string nested = "exercises/" + m.lesson + "/" + f;
+      const std::string& n = mem->name;
+      int depth = -1;
+      if (n == f)
+        depth = 0;
+      else if (n == nested)
+        depth = 1;
+      else if (ends_with(n, "/" + f) && n.find('/') == n.size() - f.size() - 1)
+        depth = 2;
+      else if (ends_with(n, "/" + nested) && n.find('/') == n.size() - nested.size() - 1)
+        depth = 3;
+      if (depth < 0) continue;
+      if (!mem->regular) return "the archive's " + printable_name(n) + " is not a regular file";
+      if (mem->size > kMaxFile) return "the archive's " + printable_name(n) + " is over 1 MiB";
+      const auto it = chosen.find(f);
+      if (it == chosen.end() || depth < it->second.first) chosen[f] = {depth, *mem};
+    }
+  }
+  for (const auto& [f, picked] : chosen) {
+    const fs::path raw = into / ".raw";
+    fs::remove_all(raw);
+    fs::create_directories(raw);
+    std::vector<std::string> x = {"prlimit", "--fsize=2097152", "--"};
+    if (zip)
+      x.insert(x.end(),
+               {"unzip", "-qq", "-o", archive.string(), picked.second.name, "-d", raw.string()});
+    else
+      x.insert(x.end(), {"tar", "-xzf", archive.string(), "-C", raw.string(), "--no-same-owner",
+                         "--no-same-permissions", "--", picked.second.name});
+    const run_result r = run_process(x, ro);
+    const fs::path got = raw / picked.second.name;
+    std::error_code ec;
+    if (!r.ok() || !fs::is_regular_file(fs::symlink_status(got, ec)))
+      return "the archive's " + printable_name(picked.second.name) + " could not be unpacked (" +
+             r.describe() + ")";
+    fs::rename(got, into / f);
+    fs::remove_all(raw);
+  }
+  return "";
 }
 
 std::vector<student> find_students(const manifest& m, const fs::path& dir) {
@@ -64,9 +167,11 @@ std::vector<student> find_students(const manifest& m, const fs::path& dir) {
       for (const std::string& f : lesson_files(m)) at_root |= fs::exists(e.path() / f, ec);
       const fs::path nested = e.path() / "exercises" / m.lesson;
       if (!at_root && fs::is_directory(fs::symlink_status(nested, ec))) s.folder = nested;
-    } else if (s.name.ends_with(".zip") || s.name.ends_with(".tar.gz") ||
-               s.name.ends_with(".tgz")) {
-      s.problem = "an archive: unpack each student's archive into a folder of its own first";
+    } else if (fs::is_regular_file(st) &&
+               (ends_with(s.name, ".zip") || ends_with(s.name, ".tar.gz") ||
+                ends_with(s.name, ".tgz"))) {
+      s.archive = e.path();
+      s.name = s.name.substr(0, s.name.size() - (ends_with(s.name, ".tar.gz") ? 7 : 4));
     } else {
       s.problem = "not a folder: each student's submission must be a folder";
     }
@@ -113,8 +218,18 @@ void keep_graded_copy(const manifest& m, const student& s, const fs::path& dir) 
     if (auto bytes = small_file(s.folder / f)) write_replacing(kept / f, *bytes);
 }
 
+// The last batch's verdict on these files stands: a report (exit 0 or 1), or the grader's
+// own refusal of the submission (exit 2: a missing file, a link). A grader that crashed or
+// ran out of time is tried again.
 bool unchanged(const manifest& m, const student& s, const fs::path& dir, const std::string& stamp) {
-  if (!fs::exists(dir / "status.json") || small_file(dir / "stamp") != stamp) return false;
+  if (small_file(dir / "stamp") != stamp || !fs::is_directory(dir / "graded")) return false;
+  try {
+    std::ifstream in(dir / "status.json");
+    const int code = nlohmann::json::parse(in).value("exit", -1);
+    if (code < 0 || code > 2) return false;
+  } catch (const std::exception&) {
+    return false;
+  }
   for (const std::string& f : lesson_files(m))
     if (small_file(s.folder / f) != small_file(dir / "graded" / f)) return false;
   return true;
@@ -125,9 +240,21 @@ struct outcome {
   bool graded = false, kept = false;
 };
 
+outcome mark_unpacked(const course& c, const manifest& m, const batch_options& o, const student& s,
+                      const fs::path& dir, const fs::path& tree, const std::string& stamp);
+
 outcome mark_one(const course& c, const manifest& m, const batch_options& o, const student& s,
                  const fs::path& tree, const std::string& stamp) {
-  const fs::path dir = o.out / "students" / s.slug;
+  student unpacked = s;
+  if (!s.archive.empty()) {  // into the batch's own folder, a fresh one each time
+    unpacked.folder = o.out / ".unpacked" / s.slug;
+    unpacked.problem = unpack(m, s.archive, unpacked.folder);
+  }
+  return mark_unpacked(c, m, o, unpacked, o.out / "students" / s.slug, tree, stamp);
+}
+
+outcome mark_unpacked(const course& c, const manifest& m, const batch_options& o, const student& s,
+                      const fs::path& dir, const fs::path& tree, const std::string& stamp) {
   if (!o.force && s.problem.empty() && unchanged(m, s, dir, stamp)) return {"kept", false, true};
   fs::remove_all(dir);
   fs::create_directories(dir);
@@ -138,20 +265,16 @@ outcome mark_one(const course& c, const manifest& m, const batch_options& o, con
     status["error"] = s.problem;
     res.line = "not graded: " + s.problem;
   } else {
-    std::vector<std::string> argv = {self_exe().string(),
-                                     "mark",
-                                     m.lesson,
-                                     s.folder.string(),
-                                     "--root",
-                                     c.root.string(),
-                                     "--build-dir",
-                                     tree.string(),
-                                     "--lang",
-                                     o.lang,
-                                     "--write",
-                                     "json=" + (dir / "report.json").string(),
-                                     "--write",
-                                     "markdown=" + (dir / "feedback.md").string()};
+    // /proc/self/exe: the very binary this batch started as, even after a rebuild replaces
+    // the file, so one batch is marked by one grader.
+    std::vector<std::string> argv = {
+        "/proc/self/exe", "mark",
+        m.lesson,         s.folder.string(),
+        "--root",         c.root.string(),
+        "--build-dir",    tree.string(),
+        "--lang",         o.lang,
+        "--write",        "json=" + (dir / "report.json").string(),
+        "--write",        "markdown=" + (dir / "feedback.md").string()};
     for (const auto& f : o.formats)
       argv.insert(argv.end(), {"--write", f + "=" + (dir / (f + ".out")).string()});
     argv.insert(argv.end(), o.mark_args.begin(), o.mark_args.end());
@@ -161,9 +284,9 @@ outcome mark_one(const course& c, const manifest& m, const batch_options& o, con
     status["seconds"] = r.seconds;
     status["exit"] = r.exit_code;
     const bool reported = (r.exit_code == 0 || r.exit_code == 1) && fs::exists(dir / "report.json");
+    keep_graded_copy(m, s, dir);
     if (reported) {
       status["error"] = "";
-      keep_graded_copy(m, s, dir);
       try {
         std::ifstream in(dir / "report.json");
         const auto j = nlohmann::json::parse(in);

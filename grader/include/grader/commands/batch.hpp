@@ -1,6 +1,7 @@
 // `grader batch <lesson> SUBMISSIONS --out DIR`: marks a whole class. Each student's
-// submission (a folder, or a cloned repository as GitHub Classroom's assistant lays them
-// out, with the files at its root or in exercises/<lesson>/) is marked by a `grader mark`
+// submission (a folder; a cloned repository as GitHub Classroom's assistant lays them
+// out, with the files at its root or in exercises/<lesson>/; or a .tar.gz/.tgz/.zip of
+// either, from which only the manifest's files are unpacked) is marked by a `grader mark`
 // process of its own, never a weaker path; workers run in parallel, each with its own
 // build tree, so a submission costs only its own compiles and test runs. Writes:
 //   DIR/students/<name>/report.json     the marking report (docs/report.schema.json)

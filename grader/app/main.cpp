@@ -357,23 +357,35 @@ int run_batch_command(const course& c, const options& o, lang l, const CLI::App&
   return 0;
 }
 
+// The files asked for, as FORMAT=FILE: each --write, and --json FILE.
+std::vector<std::string> report_files(const options& o) {
+  std::vector<std::string> files = o.writes;
+  if (!o.json_file.empty()) files.push_back("json=" + o.json_file);
+  return files;
+}
+
+// One of them. Replaced, never followed: a planted symlink stays harmless. Throws
+// cannot_grade when it cannot be written.
+void write_report(const report& rep, const std::string& spec) {
+  const auto eq = spec.find('=');
+  std::ostringstream out;
+  make_reporter(spec.substr(0, eq))->write(rep, out);
+  write_replacing(spec.substr(eq + 1), out.str());
+}
+
 // The files asked for (--json, --write) when nothing could be graded: each says why, so a
 // CI job or a batch finds a report where it looks for one. Best effort: the exit code and
 // the one line on stderr stay the verdict.
 void write_ungraded(const manifest& m, const options& o, lang l, const std::string& why) {
-  std::vector<std::string> writes = o.writes;
-  if (!o.json_file.empty()) writes.push_back("json=" + o.json_file);
-  if (writes.empty()) return;
+  const std::vector<std::string> files = report_files(o);
+  if (files.empty()) return;
   const std::string label = o.answers              ? "solutions"
                             : o.submission.empty() ? "exercises"
                                                    : display_path(o.submission);
   const report rep = ungraded_report(m, o.unit, l, label, why);
-  for (const std::string& spec : writes) {
-    const auto eq = spec.find('=');
-    std::ostringstream out;
-    make_reporter(spec.substr(0, eq))->write(rep, out);
+  for (const std::string& spec : files) {
     try {
-      write_replacing(spec.substr(eq + 1), out.str());
+      write_report(rep, spec);
     } catch (const std::exception&) {
     }
   }
@@ -451,15 +463,9 @@ int grade_and_report(const course& c, const manifest& m, const options& o, lang 
   }
   if (o.format != "text") make_reporter(o.format, {color})->write(rep, std::cout);
   std::cout << std::flush;
-  // Files are replaced, never followed: a planted symlink stays harmless.
-  std::vector<std::string> writes = o.writes;
-  if (!o.json_file.empty()) writes.push_back("json=" + o.json_file);
-  for (const std::string& spec : writes) {
-    const auto eq = spec.find('=');
-    std::ostringstream out;
-    make_reporter(spec.substr(0, eq))->write(rep, out);
+  for (const std::string& spec : report_files(o)) {
     try {
-      write_replacing(spec.substr(eq + 1), out.str());
+      write_report(rep, spec);
     } catch (const cannot_grade& e) {
       return fail_to_grade(e.what());
     }

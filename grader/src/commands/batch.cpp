@@ -17,6 +17,7 @@
 #include "grader/base/error.hpp"
 #include "grader/base/files.hpp"
 #include "grader/base/subprocess.hpp"
+#include "grader/base/text.hpp"
 #include "grader/pipeline/resolve.hpp"
 
 namespace fs = std::filesystem;
@@ -409,29 +410,6 @@ void write_gradebook(const manifest& m, const fs::path& out, const std::vector<r
   write_replacing(out / "gradebook.csv", csv);
 }
 
-std::string xml_escaped(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      default:
-        out += c;
-    }
-  }
-  return out;
-}
-
 // Per item: how many students earned it fully, partly, not at all; a stacked bar each.
 void write_summary(const manifest& m, const fs::path& out, const std::vector<row_data>& rows) {
   struct tally {
@@ -462,7 +440,7 @@ void write_summary(const manifest& m, const fs::path& out, const std::vector<row
       "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{}\" height=\"{}\" "
       "font-family=\"sans-serif\" font-size=\"12\">\n"
       "<title>{}: each item, the share of {} students with full, partial and no marks</title>\n",
-      left + width + 20, 30 + n * (bar + gap) + 30, xml_escaped(m.lesson), graded);
+      left + width + 20, 30 + n * (bar + gap) + 30, xml_text(m.lesson), graded);
   int y = 20;
   for (const unit& u : m.units)
     for (const item& it : u.items) {
@@ -470,7 +448,7 @@ void write_summary(const manifest& m, const fs::path& out, const std::vector<row
       const double all = std::max(1, t.full + t.partial + t.none);
       double x = left;
       svg += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"end\">{} / {}</text>\n", left - 6,
-                         y + 13, xml_escaped(u.id), xml_escaped(it.id));
+                         y + 13, xml_text(u.id), xml_text(it.id));
       for (const auto& [count, color] :
            {std::pair{t.full, "#2e7d32"}, {t.partial, "#f9a825"}, {t.none, "#c62828"}}) {
         const double w = width * count / all;

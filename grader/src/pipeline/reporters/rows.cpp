@@ -24,23 +24,6 @@ std::string verdict_message(const unit_report& u) {
   return out;
 }
 
-// The length of a valid UTF-8 sequence at s[i], or 0.
-size_t utf8_sequence(std::string_view s, size_t i) {
-  const auto b = [&](size_t k) { return static_cast<unsigned char>(s[k]); };
-  const unsigned char c = b(i);
-  if (c < 0x80) return 1;
-  size_t n = c >= 0xF0 && c <= 0xF4 ? 4 : c >= 0xE0 ? 3 : c >= 0xC2 && c < 0xE0 ? 2 : 0;
-  if (n == 0 || i + n > s.size()) return 0;
-  for (size_t k = 1; k < n; ++k)
-    if ((b(i + k) & 0xC0) != 0x80) return 0;
-  // Overlong, surrogate and past-U+10FFFF forms.
-  if (n == 3 && ((c == 0xE0 && b(i + 1) < 0xA0) || (c == 0xED && b(i + 1) >= 0xA0))) return 0;
-  if (n == 4 && ((c == 0xF0 && b(i + 1) < 0x90) || (c == 0xF4 && b(i + 1) >= 0x90))) return 0;
-  return n;
-}
-
-constexpr std::string_view kReplacement = "\xEF\xBF\xBD";
-
 }  // namespace
 
 std::vector<row> result_rows(const report& r) {
@@ -110,60 +93,6 @@ std::string summary(const report& r) {
     out += fmt::format("\n{} did not build{}", b.file, b.timed_out ? " in time" : "");
   out += fmt::format("\nisolation: {}; seed {}",
                      r.isolation_level.empty() ? "none" : r.isolation_level, r.seed);
-  return out;
-}
-
-std::string utf8(std::string_view s) {
-  std::string out;
-  out.reserve(s.size());
-  for (size_t i = 0; i < s.size();) {
-    const size_t n = utf8_sequence(s, i);
-    if (n == 0) {
-      out += kReplacement;
-      ++i;
-    } else {
-      out.append(s.substr(i, n));
-      i += n;
-    }
-  }
-  return out;
-}
-
-std::string xml_text(std::string_view s) {
-  const std::string valid = utf8(s);
-  std::string out;
-  out.reserve(valid.size());
-  for (size_t i = 0; i < valid.size(); ++i) {
-    const unsigned char c = static_cast<unsigned char>(valid[i]);
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      case '\'':
-        out += "&apos;";
-        break;
-      default:
-        if (c < 0x20 && c != '\t' && c != '\n' && c != '\r')
-          out += kReplacement;
-        else if (c == 0xEF && i + 2 < valid.size() &&
-                 static_cast<unsigned char>(valid[i + 1]) == 0xBF &&
-                 (static_cast<unsigned char>(valid[i + 2]) == 0xBE ||
-                  static_cast<unsigned char>(valid[i + 2]) == 0xBF)) {
-          out += kReplacement;  // U+FFFE and U+FFFF are not XML characters
-          i += 2;
-        } else
-          out += static_cast<char>(c);
-    }
-  }
   return out;
 }
 

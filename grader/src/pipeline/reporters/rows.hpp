@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "grader/base/text.hpp"
 #include "grader/pipeline/report.hpp"
 
 namespace grader::rows {
@@ -39,10 +40,10 @@ double total_max_points(const report& r);
 // waits for review, the isolation level, and the report's messages (blanks, build errors).
 std::string summary(const report& r);
 
-// Text any XML 1.0 parser accepts: invalid UTF-8 becomes U+FFFD, control characters
-// other than tab, newline and carriage return become U+FFFD, and & < > " ' are escaped.
-std::string xml_text(std::string_view s);
-// Valid UTF-8 (each invalid byte becomes U+FFFD), for JSON formats.
-std::string utf8(std::string_view s);
+// Valid UTF-8 and XML-safe text (grader/base/text.hpp), under the names the reporters use.
+inline std::string utf8(std::string_view s) {
+  return valid_utf8(s);
+}
+using grader::xml_text;
 
 }  // namespace grader::rows

@@ -1,0 +1,19 @@
+// Text made safe for formats other programs parse: valid UTF-8 for JSON, and XML 1.0
+// character data (for JUnit reports and SVG charts). Student output and names may hold
+// any bytes.   Tests: grader_tests "[formats]"
+#pragma once
+
+#include <string>
+#include <string_view>
+
+namespace grader {
+
+// Valid UTF-8: each byte that does not start a valid sequence becomes U+FFFD.
+std::string valid_utf8(std::string_view s);
+
+// Text any XML 1.0 parser accepts, in an attribute or an element: valid UTF-8, control
+// characters other than tab, newline and carriage return (and U+FFFE, U+FFFF) become
+// U+FFFD, and & < > " ' are escaped.
+std::string xml_text(std::string_view s);
+
+}  // namespace grader

@@ -26,6 +26,7 @@
 #include "grader/base/files.hpp"
 #include "grader/commands/dev.hpp"
 #include "grader/commands/batch.hpp"
+#include "grader/commands/review_queue.hpp"
 #include "grader/commands/gpu.hpp"
 #include "grader/commands/gradescope.hpp"
 #include "grader/commands/release.hpp"
@@ -95,6 +96,9 @@ struct options {
   bool force = false;
   std::vector<std::string> batch_formats, merge_parts;
   bool allow_unconfined = false;
+  CLI::App* review = nullptr;
+  std::string review_dir, reviewer;
+  bool review_all = false, review_list = false, no_remark = false;
   CLI::App *hint = nullptr, *list = nullptr, *dev = nullptr, *check = nullptr, *sync = nullptr,
            *manifest = nullptr;
 };
@@ -227,6 +231,19 @@ void define_cli(CLI::App& app, options& o) {
   o.batch->add_option("--sandbox", o.sandbox, "As for mark")
       ->check(CLI::IsMember({"auto", "full", "restricted", "on"}));
   o.batch->add_flag("--allow-unconfined", o.allow_unconfined, "As for mark");
+  o.review = app.add_subcommand(
+      "review",
+      "Review a marked class: every part judged from free text or with a provisional veto, "
+      "the student's text beside the key points; keys accept, set points, set or clear a "
+      "veto; the decisions go to DIR/reviews/ and those students are marked again");
+  o.review->add_option("dir", o.review_dir, "A folder written by grader batch --out")->required();
+  o.review->add_option("--reviewer", o.reviewer, "Your name, recorded in the review files");
+  o.review->add_flag("--all", o.review_all, "Also the parts already decided");
+  o.review->add_flag("--list", o.review_list, "Print the queue (one line per part) and exit");
+  o.review->add_flag("--no-remark", o.no_remark,
+                     "Only save the decisions (the next grader batch into DIR applies them)");
+  o.review->add_option("--lang", o.lang_name, "zh or en (default: from LANG)")
+      ->check(CLI::IsMember({"zh", "en"}));
   o.hint = app.add_subcommand(
       "hint", "Hints for a lesson's blanks: the list at level 1, or one blank at --level N");
   o.hint->add_option("lesson", o.hint_lesson, "The lesson")->required();
@@ -272,7 +289,8 @@ void define_cli(CLI::App& app, options& o) {
                    "replaced; its .git is kept)")
       ->required();
   for (auto* sub :
-       {o.hint, o.list, o.check, o.sync, o.manifest, o.release, o.mark, o.batch, o.gradescope})
+       {o.hint, o.list, o.check, o.sync, o.manifest, o.release, o.mark, o.batch, o.review,
+        o.gradescope})
     sub->add_option("--root", o.root, "The course's root folder");
 }
 
@@ -502,6 +520,17 @@ int main(int argc, char** argv) {
                       std::cout, std::cerr);
     if (*o.dev) return run_dev(c, o);
     if (*o.batch) return run_batch_command(c, o, l, app);
+    if (*o.review) {
+      review_options r;
+      r.out = fs::absolute(o.review_dir);
+      r.l = l;
+      r.reviewer = o.reviewer;
+      r.all = o.review_all;
+      r.list = o.review_list;
+      r.remark = !o.no_remark;
+      r.keys = isatty(STDIN_FILENO);
+      return run_review(c, r, std::cin, std::cout);
+    }
     if (o.lesson.empty()) {
       std::cerr << app.help();
       return 2;

@@ -315,7 +315,14 @@ struct block_order {
 bool run_block(uint32_t n) {
   for_used_shared([](size_t offset, size_t bytes) {
     if (bytes == 0) return;
-    std::memset(reinterpret_cast<void*>(emu.shared_lo + offset), 0xFF, bytes);  // NaN
+    // Poison: the words alternate between a NaN (wrong in any sum or product) and 3.4e38
+    // (wrong in a max; it overflows a sum), so a kernel that uses a word no thread of the
+    // block wrote gets a wrong answer however it combines it. Hardware leaves whatever the
+    // last block there wrote: a max over unwritten lanes is wrong there too.
+    std::memset(reinterpret_cast<void*>(emu.shared_lo + offset), 0xFF, bytes);
+    constexpr uint32_t kHuge = 0x7F7F7F7Fu;  // 3.3961e38f
+    for (size_t w = (offset + 3) / 4 | 1; w + 1 <= (offset + bytes) / 4; w += 2)
+      std::memcpy(reinterpret_cast<void*>(emu.shared_lo + 4 * w), &kHuge, 4);
     if (g_options.check_races && !emu.shadow.empty()) {
       const size_t w0 = offset / 4, w1 = std::min(emu.shadow.size(), (offset + bytes) / 4 + 1);
       std::fill(emu.shadow.begin() + w0, emu.shadow.begin() + w1, shadow_word{});

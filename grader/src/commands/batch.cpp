@@ -23,6 +23,11 @@
 namespace fs = std::filesystem;
 
 namespace grader {
+
+// Below: batch.json, the gradebook and the summary, from the students' folders.
+void write_class_files(const manifest& m, const fs::path& out, const nlohmann::json& batch);
+nlohmann::json options_json(const batch_options& o);
+
 namespace {
 
 constexpr const char* kCannotGrade = "grader: cannot grade: ";
@@ -255,7 +260,14 @@ outcome mark_one(const course& c, const manifest& m, const batch_options& o, con
 }
 
 outcome mark_unpacked(const course& c, const manifest& m, const batch_options& o, const student& s,
-                      const fs::path& dir, const fs::path& tree, const std::string& stamp) {
+                      const fs::path& dir, const fs::path& tree, const std::string& batch_stamp) {
+  // An instructor's review (grader review) is part of what decides the report.
+  const fs::path review = review_file(o.out, s.slug);
+  const std::optional<std::string> review_bytes = small_file(review);
+  const std::string stamp =
+      batch_stamp + (review_bytes ? fmt::format("review {:016x}\n",
+                                                std::hash<std::string>{}(*review_bytes))
+                                  : std::string());
   if (!o.force && s.problem.empty() && unchanged(m, s, dir, stamp)) return {"kept", false, true};
   fs::remove_all(dir);
   fs::create_directories(dir);
@@ -279,6 +291,7 @@ outcome mark_unpacked(const course& c, const manifest& m, const batch_options& o
     for (const auto& f : o.formats)
       argv.insert(argv.end(), {"--write", f + "=" + (dir / (f + ".out")).string()});
     argv.insert(argv.end(), o.mark_args.begin(), o.mark_args.end());
+    if (review_bytes) argv.insert(argv.end(), {"--override", review.string()});
     run_options ro;
     ro.timeout = std::chrono::minutes(60);
     const run_result r = run_process(argv, ro);
@@ -575,21 +588,14 @@ batch_result run_batch(const course& c, const manifest& m, const batch_options& 
   for (auto& t : threads) t.join();
   if (o.progress_bar) log << "\n";
 
-  std::vector<row_data> rows;
   nlohmann::json listed = nlohmann::json::array();
-  for (const student& s : mine) {
-    rows.push_back(read_row(s.name, o.out / "students" / s.slug));
-    listed.push_back({{"name", s.name}, {"folder", s.slug}});
-  }
+  for (const student& s : mine) listed.push_back({{"name", s.name}, {"folder", s.slug}});
   // What this batch marked: a merge takes exactly these, whatever else the folder holds.
-  write_replacing(o.out / "batch.json",
-                  nlohmann::json{{"lesson", m.lesson},
-                                 {"shard", fmt::format("{}/{}", o.shard_index + 1, o.shard_count)},
-                                 {"students", listed}}
-                          .dump(2, ' ', false, nlohmann::json::error_handler_t::replace) +
-                      "\n");
-  write_gradebook(m, o.out, rows);
-  write_summary(m, o.out, rows);
+  write_class_files(m, o.out,
+                    {{"lesson", m.lesson},
+                     {"shard", fmt::format("{}/{}", o.shard_index + 1, o.shard_count)},
+                     {"options", options_json(o)},
+                     {"students", listed}});
   return result;
 }
 
@@ -597,12 +603,13 @@ int merge_batches(const manifest& m, const std::vector<fs::path>& parts, const f
                   std::ostream& log) {
   fs::create_directories(out / "students");
   std::vector<std::pair<std::string, fs::path>> students;  // (name, folder in out)
-  nlohmann::json listed_all = nlohmann::json::array();
+  nlohmann::json listed_all = nlohmann::json::array(), options;
   for (const fs::path& part : parts) {
     nlohmann::json listed;
     try {
-      std::ifstream in(part / "batch.json");
-      listed = nlohmann::json::parse(in).at("students");
+      const nlohmann::json b = read_batch_json(part);
+      listed = b.at("students");
+      if (options.is_null()) options = b.value("options", nlohmann::json());
     } catch (const std::exception&) {
       throw cannot_grade(fmt::format("{} holds no batch (no readable batch.json)", part.string()));
     }
@@ -618,26 +625,98 @@ int merge_batches(const manifest& m, const std::vector<fs::path>& parts, const f
           throw cannot_grade(
               fmt::format("{} is in two of the batches merged", printable_name(name)));
         fs::copy(from, to, fs::copy_options::recursive);
+        if (fs::is_regular_file(review_file(part, folder)))  // a shard reviewed before merging
+          fs::copy_file(review_file(part, folder), review_file(out, folder),
+                        fs::copy_options::overwrite_existing);
       }
       students.emplace_back(name, to);
     }
   }
   // The order of a single batch: by the entries' names in SUBMISSIONS.
   std::sort(students.begin(), students.end());
-  std::vector<row_data> rows;
-  for (const auto& [name, dir] : students) {
-    rows.push_back(read_row(name, dir));
+  for (const auto& [name, dir] : students)
     listed_all.push_back({{"name", name}, {"folder", dir.filename().string()}});
-  }
-  write_replacing(
-      out / "batch.json",
-      nlohmann::json{{"lesson", m.lesson}, {"shard", "1/1"}, {"students", listed_all}}.dump(
-          2, ' ', false, nlohmann::json::error_handler_t::replace) +
-          "\n");
+  write_class_files(m, out,
+                    {{"lesson", m.lesson},
+                     {"shard", "1/1"},
+                     {"options", options},
+                     {"students", listed_all}});
+  log << fmt::format("merged {} students from {} batches\n", students.size(), parts.size());
+  return static_cast<int>(students.size());
+}
+
+void write_class_files(const manifest& m, const fs::path& out, const nlohmann::json& batch) {
+  std::vector<row_data> rows;
+  for (const auto& entry : batch.at("students"))
+    rows.push_back(read_row(entry.value("name", ""),
+                            out / "students" / entry.value("folder", std::string("_"))));
+  write_replacing(out / "batch.json",
+                  batch.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
   write_gradebook(m, out, rows);
   write_summary(m, out, rows);
-  log << fmt::format("merged {} students from {} batches\n", rows.size(), parts.size());
-  return static_cast<int>(rows.size());
+}
+
+nlohmann::json read_batch_json(const fs::path& out) {
+  std::ifstream in(out / "batch.json");
+  nlohmann::json b = nlohmann::json::parse(in);
+  if (!b.is_object() || !b.contains("students") || !b["students"].is_array())
+    throw std::runtime_error("no students");
+  for (const auto& entry : b["students"]) {
+    const std::string folder = entry.value("folder", "");
+    if (folder.empty() || folder != student_slug(folder))
+      throw cannot_grade(fmt::format("{}/batch.json names a folder that is not one", out.string()));
+  }
+  return b;
+}
+
+fs::path review_file(const fs::path& out, const std::string& slug) {
+  return out / "reviews" / (slug + ".json");
+}
+
+nlohmann::json options_json(const batch_options& o) {
+  return {{"lang", o.lang}, {"formats", o.formats}, {"mark_args", o.mark_args}};
+}
+
+int remark_students(const course& c, const manifest& m, const fs::path& out,
+                    const std::set<std::string>& slugs, std::ostream& log) {
+  const nlohmann::json b = read_batch_json(out);
+  const nlohmann::json opts = b.value("options", nlohmann::json());
+  if (!opts.is_object())
+    throw cannot_grade(fmt::format(
+        "{}/batch.json does not record the batch's options (an older grader wrote it): run "
+        "grader batch again into it first",
+        out.string()));
+  batch_options o;
+  o.out = out;
+  o.force = true;
+  o.lang = opts.value("lang", "en");
+  o.formats = opts.value("formats", std::vector<std::string>{});
+  o.mark_args = opts.value("mark_args", std::vector<std::string>{});
+  const std::string stamp = stamp_of(o);
+  int n = 0;
+  for (const auto& entry : b["students"]) {
+    const std::string slug = entry.value("folder", "");
+    if (!slugs.count(slug)) continue;
+    const fs::path dir = out / "students" / slug;
+    // The files it marked, moved aside: marking replaces the student's folder.
+    const fs::path copy = out / ".review" / slug;
+    fs::remove_all(copy);
+    fs::create_directories(copy.parent_path());
+    std::error_code ec;
+    fs::rename(dir / "graded", copy, ec);
+    if (ec) {
+      log << fmt::format("{}: no marked files to mark again ({})\n",
+                         printable_name(entry.value("name", slug)), (dir / "graded").string());
+      continue;
+    }
+    const student s{entry.value("name", slug), slug, copy, {}, {}};
+    const outcome r = mark_unpacked(c, m, o, s, dir, out / ".trees" / "worker0", stamp);
+    fs::remove_all(copy);
+    log << fmt::format("{}: {}\n", printable_name(s.name), r.line);
+    ++n;
+  }
+  write_class_files(m, out, b);
+  return n;
 }
 
 }  // namespace grader

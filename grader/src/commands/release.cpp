@@ -22,6 +22,7 @@ namespace grader {
 namespace {
 
 constexpr std::string_view release_templates = "docs/release/";
+constexpr std::string_view github_templates = "docs/release/.github";
 constexpr std::string_view block_start = "<!-- instructor-only -->";
 constexpr std::string_view block_end = "<!-- end instructor-only -->";
 constexpr std::string_view release_kind = "student";
@@ -44,6 +45,10 @@ bool skipped_name(const std::string& name, bool top) {
 }
 
 bool skipped_path(std::string_view path) {
+  // The release's own .github/ (the student repository's workflow) is a template.
+  if (path.starts_with(github_templates) &&
+      (path.size() == github_templates.size() || path[github_templates.size()] == '/'))
+    return false;
   bool top = true;
   for (size_t start = 0; start < path.size();) {
     const size_t slash = path.find('/', start);

@@ -383,8 +383,10 @@ std::vector<part_grade> grade_answers(const answers_doc& doc, const answer_key& 
                             quote_excerpt(m.sentence), mc.label.in(l)),
                         true});
     }
+    // Two boxes ticked in a single choice hedge between answers: no reason lifts that.
+    const bool hedged = k.type == "choice" && a.ticked.size() > 1;
     if ((k.type == "choice" || k.type == "multi") && !k.veto_lifted_by.empty() &&
-        !g.vetoes.empty()) {
+        !g.vetoes.empty() && !hedged) {
       const claim_match m = text.find(k.veto_lifted_by);
       if (m.status == claim_status::stated) {
         std::vector<veto_hit> kept;

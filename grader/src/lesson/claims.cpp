@@ -366,21 +366,27 @@ claim_text::claim_text(std::string_view text) {
     return !has_cjk(std::string_view(s).substr(line_start, i - line_start)) &&
            !has_cjk(std::string_view(s).substr(i + 1, next_end - i - 1));
   };
-  // "bandwidth, quadratic, SRAM, tiling, N^2": five or more items of at most two words (or
-  // four Chinese characters) each, after an optional "关键词：". Such a list claims nothing.
+  // "bandwidth, quadratic, SRAM, tiling, N^2": five or more items, split by , ; 、 | or a
+  // spaced " / ", after an optional "关键词：", each of at most four words (eight Chinese
+  // characters) and two on average. Such a list claims nothing; a sentence that lists
+  // things has a clause of more words somewhere ("Q, K, V and O stay in SRAM").
   auto keyword_list = [&](size_t b, size_t e) {
     size_t items = 0, item = b;
+    uint32_t total = 0;
     for (size_t i = b; i <= e; ++i) {
-      const bool cut = i == e || s[i] == ',' || s[i] == '.' || s[i] == ';' || starts(s, i, "、") ||
-                       starts(s, i, "。");
+      const bool spaced_slash =
+          i < e && s[i] == '/' && i > b && s[i - 1] == ' ' && i + 1 < e && s[i + 1] == ' ';
+      const bool cut = i == e || s[i] == ',' || s[i] == '.' || s[i] == ';' || s[i] == '|' ||
+                       spaced_slash || starts(s, i, "、") || starts(s, i, "。");
       if (s[i] == ':' && items == 0) item = i + 1;       // "关键词：" labels the list
       if (!cut || (s[i] == '.' && i + 1 < e)) continue;  // torch.compile is one item
       const uint32_t size = units2_[i] - units2_[item];
-      if (size > 4) return false;
+      if (size > 8) return false;
       items += size > 0;
+      total += size;
       item = i + (i < e && static_cast<unsigned char>(s[i]) >= 0x80 ? 3 : 1);
     }
-    return items >= 5;
+    return items >= 5 && total <= 4 * items;
   };
   std::vector<std::pair<span, bool>> found;  // sentence, is a question
   size_t start = 0;

@@ -97,7 +97,7 @@ TEST_CASE("tiled matmul: bank conflicts at most 5% of shared-memory requests",
 TEST_CASE("coarsened matmul matches the reference, partial tiles included",
           "[coarsening.correct]") {
   check_correct(matmul_coarsened, "lab2-coarse",
-                {{64, 64, 64}, {100, 70, 45}, {1, 1, 1}, {130, 65, 17}});
+                {{64, 64, 64}, {100, 70, 45}, {1, 1, 1}, {130, 65, 17}, {40, 90, 33}});
 }
 
 TEST_CASE("coarsened matmul issues at most half the tiled kernel's shared loads per output",

@@ -697,12 +697,30 @@ TEST_CASE("normalisation divides each row of O by its own l", "[code.normalize]"
       os << "n=" << n << " d=" << d << ": row " << worst_r << " column " << worst_k << " got "
          << fmt_num(O[i]) << ", want " << fmt_num(before[i]) << " / " << fmt_num(l[worst_r])
          << " = " << fmt_num(static_cast<double>(before[i]) / l[worst_r]) << '.';
-      if (O[i] == before[i] && l[worst_r] != 1.0f)
+      // Which l the row was divided by, judged over the whole row: one element alone can
+      // be fooled by an l that happens to be 1.
+      const auto row_divided_by = [&](auto divisor) {
+        for (int k = 0; k < d; ++k) {
+          const size_t j = static_cast<size_t>(worst_r) * d + k;
+          if (!close(O[j], static_cast<double>(before[j]) / divisor(k))) return false;
+        }
+        return true;
+      };
+      int other = -1;
+      for (int j = 0; j < n && other < 0; ++j)
+        if (l[j] != l[worst_r] && row_divided_by([&](int) { return l[j]; })) other = j;
+      if (d <= n && row_divided_by([&](int k) { return l[k]; }))
+        os << " Row " << worst_r << " was divided by l[k], k the column: row r must use its "
+           << "own l[r].";
+      else if (other == 0)
+        os << " Every row was divided by l[0]: row r must use its own l[r].";
+      else if (other > 0)
+        os << " Row " << worst_r << " was divided by l[" << other
+           << "], another row's: row r must use its own l[r].";
+      else if (O[i] == before[i] && l[worst_r] != 1.0f)
         os << " O was not divided by l.";
       else if (close(O[i], static_cast<double>(before[i]) * l[worst_r]))
         os << " O was multiplied by l instead of divided.";
-      else if (close(O[i], static_cast<double>(before[i]) / l[0]))
-        os << " Every row was divided by l[0]: row r must use its own l[r].";
       failure = os.str();
     }
     const bool sentinel_ok = sentinel_intact(O);

@@ -18,7 +18,9 @@
 #pragma once
 
 #include <filesystem>
+#include <nlohmann/json.hpp>
 #include <ostream>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -56,5 +58,19 @@ batch_result run_batch(const course& c, const manifest& m, const batch_options& 
 // gradebook and summary a single batch of them all would write. Returns the students.
 int merge_batches(const manifest& m, const std::vector<std::filesystem::path>& parts,
                   const std::filesystem::path& out, std::ostream& log);
+
+// An instructor's review of one student (grader review): DIR/reviews/<slug>.json, an
+// override file (docs/review.schema.json). A batch passes it to that student's mark as
+// --override, and marks the student again when it changes.
+std::filesystem::path review_file(const std::filesystem::path& out, const std::string& slug);
+
+// Marks these students (by folder name) of the batch in `out` again, from the files it
+// marked (students/<slug>/graded/), with the batch's options and their review files, and
+// rewrites the gradebook and summary. Returns how many were marked.
+int remark_students(const course& c, const manifest& m, const std::filesystem::path& out,
+                    const std::set<std::string>& slugs, std::ostream& log);
+
+// DIR/batch.json, checked: its students' folder names are safe. Throws on anything else.
+nlohmann::json read_batch_json(const std::filesystem::path& out);
 
 }  // namespace grader

@@ -42,9 +42,17 @@ std::vector<row> result_rows(const report& r) {
                                                    : outcome::fail;
       x.points = round_points(it.points);
       x.max_points = it.max_points;
-      x.message = it.at_submission ? "graded when the work is handed in (no answer key here)" +
-                                         (it.feedback.empty() ? "" : "\n" + it.feedback)
-                                   : it.feedback;
+      x.message = it.feedback;
+      if (it.at_submission) {
+        // Not part of this grade (a student release has no key): 0 of 0 points here, and a
+        // pass when the form is complete, so the totals are those of what is graded here.
+        if (it.status == item_status::at_submission) x.status = outcome::pass;
+        x.max_points = 0;
+        x.message = fmt::format("{:g} points, graded when the work is handed in (no answer key "
+                                "here)",
+                                it.max_points) +
+                    (it.feedback.empty() ? "" : "\n" + it.feedback);
+      }
       for (const std::string& w : it.warnings) x.message += "\nwarning: " + w;
       x.needs_review = it.needs_review;
       out.push_back(std::move(x));
@@ -73,7 +81,7 @@ double total_points(const report& r) {
 
 double total_max_points(const report& r) {
   double sum = 0;
-  for (const unit_report& u : r.units) sum += u.max_score;
+  for (const unit_report& u : r.units) sum += u.max_score - u.at_submission_points;
   return round_points(sum);
 }
 

@@ -29,10 +29,11 @@ struct row {
 
 // Items in the report's order, each unit's verdict row after its items. A unit's
 // verdict (pass line and vetoes) carries no points of its own: the points are the
-// items', and a veto shows as a failing verdict row.
+// items', and a veto shows as a failing verdict row. An item graded at submission (a
+// student release's question) is worth 0 of 0 here and passes when its form is complete.
 std::vector<row> result_rows(const report& r);
 
-// Points earned and available over every unit.
+// Points earned and available over every unit (available: those graded here).
 double total_points(const report& r);
 double total_max_points(const report& r);
 

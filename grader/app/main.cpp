@@ -187,6 +187,9 @@ void define_cli(CLI::App& app, options& o) {
                    "Seconds the build of the submission may take (default 300)")
       ->check(CLI::PositiveNumber);
   o.mark->add_option("--build-dir", o.build_dir, "The grading build tree (<dir>-mark is used)");
+  o.mark->add_option("--override", o.override_file,
+                     "JSON file from an instructor's review (docs/review.schema.json; grader "
+                     "review writes them): replaces those items', parts' and vetoes' verdicts");
   o.mark
       ->add_option("--require-sandbox", o.require_sandbox,
                    "The lowest isolation level to mark at (default full: where bubblewrap "
@@ -288,9 +291,8 @@ void define_cli(CLI::App& app, options& o) {
                    "The folder to write, outside the course (an earlier release there is "
                    "replaced; its .git is kept)")
       ->required();
-  for (auto* sub :
-       {o.hint, o.list, o.check, o.sync, o.manifest, o.release, o.mark, o.batch, o.review,
-        o.gradescope})
+  for (auto* sub : {o.hint, o.list, o.check, o.sync, o.manifest, o.release, o.mark, o.batch,
+                    o.review, o.gradescope})
     sub->add_option("--root", o.root, "The course's root folder");
 }
 

@@ -5,7 +5,11 @@ and for the exam alone. The class: every declared mutant of solutions/<lesson>/m
 plus solutions (each with a comment of its own), crashing, hanging, non-compiling and
 tampered submissions (edits outside the blanks) to make up N. Cold: a fresh --out, so each
 worker first builds its tree. Record results in docs/benchmarks.md with the machine and date.
-  grader/bench/batch_class.py [--n 300] [--jobs 2] [--grader build/dev/bin/grader] [--keep DIR]
+--verify then marks every student again with a single `grader mark` (same options, one of
+the batch's warm trees) and checks that the batch's report equals it and that the
+gradebook's row says what that report says (graded or the same reason, score, verdicts,
+vetoes, each item's points); the exam-alone batch is skipped.
+  grader/bench/batch_class.py [--n 300] [--jobs 2] [--grader build/dev/bin/grader] [--keep DIR] [--verify]
 """
 import argparse
 import json
@@ -115,6 +119,70 @@ def check_mutants(root, lesson, out, unit_only=None):
     return wrong
 
 
+def verify(grader, root, lesson, cls, out, jobs):
+    """Every gradebook row against a single `grader mark` of the same folder: the number of
+    students whose row or report differs, each printed."""
+    import csv
+    from concurrent.futures import ThreadPoolExecutor
+    rows = {r['student']: r for r in csv.DictReader(open(os.path.join(out, 'gradebook.csv'), encoding='utf-8'))}
+    names = sorted(os.listdir(cls))
+    single = os.path.join(out, 'single')
+    os.makedirs(single, exist_ok=True)
+
+    import queue
+    trees = queue.Queue()  # one warm tree per worker, never two marks in one
+    for k in range(jobs):
+        trees.put(os.path.join(out, '.trees', f'worker{k}'))
+
+    def one(args):
+        _, name = args
+        rep = os.path.join(single, name + '.json')
+        tree = trees.get()
+        try:
+            r = subprocess.run([grader, 'mark', lesson, os.path.join(cls, name), '--root', root, '--lang',
+                                'en', '--build-dir', tree, '--json', rep], capture_output=True, text=True)
+        finally:
+            trees.put(tree)
+        return name, r.returncode, r.stderr, rep
+
+    problems = []
+    with ThreadPoolExecutor(jobs) as pool:
+        for name, code, err, rep in pool.map(one, enumerate(names)):
+            row = rows.get(name)
+            if row is None:
+                problems.append(f'{name}: no gradebook row')
+                continue
+            if code == 2:
+                why = next((l[len('grader: cannot grade: '):] for l in err.splitlines()
+                            if l.startswith('grader: cannot grade: ')), '')
+                if row['graded'] != 'no' or row['reason'] != why:
+                    problems.append(f'{name}: single mark not graded ({why}), row {row["graded"]} {row["reason"]}')
+                continue
+            with open(rep, encoding='utf-8') as fh:
+                b = json.load(fh)
+            with open(os.path.join(out, 'students', name, 'report.json'), encoding='utf-8') as fh:
+                a = json.load(fh)
+            diff = [k for k in set(a) | set(b) if a.get(k) != b.get(k)]
+            if diff:
+                problems.append(f'{name}: the batch report differs from a single mark in {sorted(diff)}')
+            fmt = lambda x: f'{x:g}'
+            want = {'graded': 'yes', 'score': fmt(round(sum(u['score'] for u in b['units']), 2)),
+                    'passed': 'yes' if code == 0 else 'no'}
+            for u in b['units']:
+                want[f'{u["unit"]}.score'] = fmt(u['score'])
+                want[f'{u["unit"]}.passed'] = 'yes' if u['passed'] else 'no'
+                want[f'{u["unit"]}.vetoes'] = ';'.join(v['id'] + ('?' if v['provisional'] else '')
+                                                       for v in u['vetoes'] if v['applies'])
+                for it in u['items']:
+                    want[it['id']] = fmt(it['points'])
+            bad = {k: (row.get(k), v) for k, v in want.items() if row.get(k) != v}
+            if bad:
+                problems.append(f'{name}: gradebook row vs single mark (row, mark): {bad}')
+    for line in problems:
+        print('  ' + line)
+    return len(problems), len(names)
+
+
 def run_batch(grader, root, lesson, cls, out, jobs, extra):
     t0 = time.monotonic()
     r = subprocess.run([grader, 'batch', lesson, cls, '--out', out, '--root', root, '--jobs', str(jobs),
@@ -140,6 +208,7 @@ def main():
     p.add_argument('--lesson', default='lesson13')
     p.add_argument('--grader', default=os.path.join(root, 'build', 'dev', 'bin', 'grader'))
     p.add_argument('--keep', help='generate and mark in this folder and keep it')
+    p.add_argument('--verify', action='store_true', help='check every row against a single grader mark')
     a = p.parse_args()
     work = a.keep or tempfile.mkdtemp(prefix='batch-bench-')
     try:
@@ -148,7 +217,8 @@ def main():
         kinds = make_class(root, a.lesson, a.n, cls)
         counts = {k: list(kinds.values()).count(k) for k in sorted(set(kinds.values()))}
         print(f'{a.n} submissions: ' + ', '.join(f'{v} {k}' for k, v in counts.items()), flush=True)
-        for label, extra in (('whole lesson (exam and three labs)', []), ('exam alone', ['--unit', 'exam'])):
+        runs = [('whole lesson (exam and three labs)', []), ('exam alone', ['--unit', 'exam'])]
+        for label, extra in runs[:1] if a.verify else runs:
             out = os.path.join(work, 'out-' + ('all' if not extra else 'exam'))
             shutil.rmtree(out, ignore_errors=True)
             wall, median, p95, line = run_batch(os.path.abspath(a.grader), root, a.lesson, cls, out, a.jobs, extra)
@@ -156,6 +226,11 @@ def main():
                   f'{wall * a.jobs / a.n:.2f} s | {median:.1f} s | {p95:.1f} s |   ({line})', flush=True)
             wrong = check_mutants(root, a.lesson, out, 'exam' if extra else None)
             print(f'  mutants with another verdict than declared, in marking mode: {wrong}', flush=True)
+            if a.verify:
+                t0 = time.monotonic()
+                differ, total = verify(os.path.abspath(a.grader), root, a.lesson, cls, out, a.jobs)
+                print(f'  gradebook rows that differ from a single grader mark: {differ} of {total} '
+                      f'({time.monotonic() - t0:.0f} s)', flush=True)
     finally:
         if not a.keep:
             shutil.rmtree(work, ignore_errors=True)

@@ -79,4 +79,23 @@ std::string xml_text(std::string_view s) {
   return out;
 }
 
+std::string terminal_text(std::string_view s) {
+  const std::string valid = valid_utf8(s);
+  std::string out;
+  out.reserve(valid.size());
+  for (size_t i = 0; i < valid.size(); ++i) {
+    const unsigned char c = static_cast<unsigned char>(valid[i]);
+    if ((c < 0x20 && c != '\t' && c != '\n') || c == 0x7F) {
+      out += kReplacement;  // ESC, CR, backspace: nothing that moves the cursor or recolours
+    } else if (c == 0xC2 && i + 1 < valid.size() &&
+               static_cast<unsigned char>(valid[i + 1]) < 0xA0) {
+      out += kReplacement;  // C1 controls, U+0080..U+009F (CSI among them)
+      ++i;
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  return out;
+}
+
 }  // namespace grader

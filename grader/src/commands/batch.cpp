@@ -265,9 +265,9 @@ outcome mark_unpacked(const course& c, const manifest& m, const batch_options& o
   const fs::path review = review_file(o.out, s.slug);
   const std::optional<std::string> review_bytes = small_file(review);
   const std::string stamp =
-      batch_stamp + (review_bytes ? fmt::format("review {:016x}\n",
-                                                std::hash<std::string>{}(*review_bytes))
-                                  : std::string());
+      batch_stamp + (review_bytes
+                         ? fmt::format("review {:016x}\n", std::hash<std::string>{}(*review_bytes))
+                         : std::string());
   if (!o.force && s.problem.empty() && unchanged(m, s, dir, stamp)) return {"kept", false, true};
   fs::remove_all(dir);
   fs::create_directories(dir);
@@ -636,11 +636,9 @@ int merge_batches(const manifest& m, const std::vector<fs::path>& parts, const f
   std::sort(students.begin(), students.end());
   for (const auto& [name, dir] : students)
     listed_all.push_back({{"name", name}, {"folder", dir.filename().string()}});
-  write_class_files(m, out,
-                    {{"lesson", m.lesson},
-                     {"shard", "1/1"},
-                     {"options", options},
-                     {"students", listed_all}});
+  write_class_files(
+      m, out,
+      {{"lesson", m.lesson}, {"shard", "1/1"}, {"options", options}, {"students", listed_all}});
   log << fmt::format("merged {} students from {} batches\n", students.size(), parts.size());
   return static_cast<int>(students.size());
 }
@@ -698,7 +696,8 @@ int remark_students(const course& c, const manifest& m, const fs::path& out,
     const std::string slug = entry.value("folder", "");
     if (!slugs.count(slug)) continue;
     const fs::path dir = out / "students" / slug;
-    // The files it marked, moved aside: marking replaces the student's folder.
+    // The files it marked, moved aside (marking replaces the student's folder); they stay
+    // there as the report's submission, as an archive's stay in .unpacked/.
     const fs::path copy = out / ".review" / slug;
     fs::remove_all(copy);
     fs::create_directories(copy.parent_path());
@@ -711,7 +710,6 @@ int remark_students(const course& c, const manifest& m, const fs::path& out,
     }
     const student s{entry.value("name", slug), slug, copy, {}, {}};
     const outcome r = mark_unpacked(c, m, o, s, dir, out / ".trees" / "worker0", stamp);
-    fs::remove_all(copy);
     log << fmt::format("{}: {}\n", printable_name(s.name), r.line);
     ++n;
   }

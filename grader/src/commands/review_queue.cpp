@@ -69,16 +69,21 @@ bool decided(decisions& d, const entry& e) {
   return true;
 }
 
-std::vector<entry> build_queue(const course& c, const manifest& m, const fs::path& out,
-                               const json& batch, std::map<std::string, decisions>& dec,
-                               bool all, lang l) {
+// The answers keys, loaded once: the queue's entries point into them.
+std::vector<answers_source> load_sources(const course& c, const manifest& m) {
   std::vector<answers_source> sources;
-  std::map<std::string, double> part_points;
   for (const exercise& e : m.exercises)
-    if (e.kind == "answers") {
+    if (e.kind == "answers")
       sources.push_back({&e, load_answer_key(c.solutions_dir(m.lesson) / e.key)});
-      for (const key_part& p : sources.back().key.parts) part_points[p.id] = p.points;
-    }
+  return sources;
+}
+
+std::vector<entry> build_queue(const manifest& m, const std::vector<answers_source>& sources,
+                               const fs::path& out, const json& batch,
+                               std::map<std::string, decisions>& dec, bool all, lang l) {
+  std::map<std::string, double> part_points;
+  for (const answers_source& src : sources)
+    for (const key_part& p : src.key.parts) part_points[p.id] = p.points;
   std::vector<entry> queue;
   for (const json& s : batch.at("students")) {
     const std::string slug = s.value("folder", ""), name = s.value("name", slug);
@@ -97,7 +102,7 @@ std::vector<entry> build_queue(const course& c, const manifest& m, const fs::pat
       load_review(f, m, part_points);  // checked: throws input_error naming the file
       d.file = json::parse(read_text(f));
     }
-    for (answers_source& src : sources) {
+    for (const answers_source& src : sources) {
       const fs::path file = dir / "graded" / src.ex->file;
       if (!fs::is_regular_file(fs::symlink_status(file))) continue;
       const answers_doc doc = parse_answers(read_text(file));
@@ -121,7 +126,9 @@ std::vector<entry> build_queue(const course& c, const manifest& m, const fs::pat
   return queue;
 }
 
-std::string fmt_points(double p) { return fmt::format("{:g}", std::round(p * 100) / 100); }
+std::string fmt_points(double p) {
+  return fmt::format("{:g}", std::round(p * 100) / 100);
+}
 
 // The vetoes this part bears on: raised or lifted here, then the unit's others.
 std::vector<std::string> candidate_vetoes(const manifest& m, const entry& e) {
@@ -136,14 +143,13 @@ std::vector<std::string> candidate_vetoes(const manifest& m, const entry& e) {
   return ids;
 }
 
-void show(std::ostream& out, const manifest& m, const entry& e, decisions& d, size_t at,
-          size_t total, lang l) {
-  out << fmt::format("\n── {} / {} · {} · {} / {} ({}) ──\n", at + 1, total, printable_name(e.student),
-                     e.unit, e.key->id, e.item_title);
-  out << trf(l, "得分：{} / {}（评分器）{}\n", "Points: {} of {} (grader){}\n",
-             fmt_points(e.grade.points), fmt_points(e.key->points),
-             e.grade.needs_review ? tr(l, "，来自文字，需复核", ", from free text: needs review")
-                                  : "");
+void show(std::ostream& out, const entry& e, decisions& d, size_t at, size_t total, lang l) {
+  out << fmt::format("\n── {} / {} · {} · {} / {} ({}) ──\n", at + 1, total,
+                     printable_name(e.student), e.unit, e.key->id, e.item_title);
+  out << trf(
+      l, "得分：{} / {}（评分器）{}\n", "Points: {} of {} (grader){}\n", fmt_points(e.grade.points),
+      fmt_points(e.key->points),
+      e.grade.needs_review ? tr(l, "，来自文字，需复核", ", from free text: needs review") : "");
   const std::string said = e.text.answer + (e.text.prose.empty() ? "" : "\n" + e.text.prose);
   out << trf(l, "学生的回答（第 {} 行）：\n", "The student's text (line {}):\n",
              e.text.answer_line ? e.text.answer_line : e.text.line);
@@ -172,13 +178,16 @@ void show(std::ostream& out, const manifest& m, const entry& e, decisions& d, si
   if (!e.grade.feedback.empty())
     out << trf(l, "评分器的反馈：{}\n", "Grader's feedback: {}\n", e.grade.feedback);
   std::string now;
+  std::vector<std::string> here;
+  for (const auto* list : {&e.grade.vetoes, &e.grade.lifted})
+    for (const veto_hit& v : *list) here.push_back(v.id);
   if (d.file.contains("parts") && d.parts().contains(e.key->id))
     now += trf(l, "分数 {}", "points {}", fmt_points(d.parts()[e.key->id].get<double>()));
-  if (d.file.contains("vetoes") && d.file["vetoes"].contains(e.unit))
-    for (const auto& [id, what] : d.vetoes(e.unit).items())
-      now += (now.empty() ? "" : ", ") + fmt::format("{} {}", id, what.get<std::string>());
+  if (d.file.contains("vetoes") && d.file["vetoes"].contains(e.unit))  // the unit's, shown
+    for (const auto& [id, what] : d.vetoes(e.unit).items())            // where they arise
+      if (std::find(here.begin(), here.end(), id) != here.end())
+        now += (now.empty() ? "" : ", ") + fmt::format("{} {}", id, what.get<std::string>());
   if (!now.empty()) out << trf(l, "已决定：{}\n", "Decided: {}\n", now);
-  (void)m;
 }
 
 void help(std::ostream& out, lang l) {
@@ -237,7 +246,7 @@ bool read_command(std::istream& in, bool keys, char* key, std::string* arg, std:
 // Which veto a v or c means: the argument (an id or a number of the list), or the only one
 // the part raised or lifted.
 std::string pick_veto(const std::vector<std::string>& ids, const entry& e, const std::string& arg,
-                      std::istream& in, bool keys, std::ostream& out, lang l) {
+                      std::istream& in, std::ostream& out, lang l) {
   std::string choice = arg;
   const size_t here = e.grade.vetoes.size() + e.grade.lifted.size();
   if (choice.empty() && here == 1) return ids.front();
@@ -245,7 +254,6 @@ std::string pick_veto(const std::vector<std::string>& ids, const entry& e, const
     for (size_t i = 0; i < ids.size(); ++i) out << fmt::format("  {}) {}\n", i + 1, ids[i]);
     out << tr(l, "哪一个？", "Which one? ") << std::flush;
     if (!std::getline(in, choice)) return {};
-    (void)keys;
   }
   choice.erase(0, choice.find_first_not_of(" \t"));
   choice.erase(choice.find_last_not_of(" \t\r") + 1);
@@ -279,22 +287,24 @@ int run_review(const course& c, const review_options& o, std::istream& in, std::
   } catch (const cannot_grade&) {
     throw;
   } catch (const std::exception&) {
-    throw cannot_grade(fmt::format("{} holds no batch (no readable batch.json): mark the class "
-                                   "with grader batch --out {} first",
-                                   o.out.string(), o.out.string()));
+    throw cannot_grade(
+        fmt::format("{} holds no batch (no readable batch.json): mark the class "
+                    "with grader batch --out {} first",
+                    o.out.string(), o.out.string()));
   }
   const manifest m = load_manifest(c, batch.value("lesson", ""));
   const lang l = o.l;
   std::map<std::string, decisions> dec;
-  const std::vector<entry> queue = build_queue(c, m, o.out, batch, dec, o.all || o.list, l);
+  const std::vector<answers_source> sources = load_sources(c, m);
+  const std::vector<entry> queue = build_queue(m, sources, o.out, batch, dec, o.all, l);
   if (queue.empty()) {
     out << tr(l, "没有需要复核的部分。\n", "Nothing to review.\n");
     return 0;
   }
   if (o.list) {
     for (const entry& e : queue)
-      out << fmt::format("{}\t{}\t{}\t{}/{}\t{}{}\n", printable_name(e.student), e.unit,
-                         e.key->id, fmt_points(e.grade.points), fmt_points(e.key->points),
+      out << fmt::format("{}\t{}\t{}\t{}/{}\t{}{}\n", printable_name(e.student), e.unit, e.key->id,
+                         fmt_points(e.grade.points), fmt_points(e.key->points),
                          e.grade.needs_review ? "needs_review" : "",
                          std::any_of(e.grade.vetoes.begin(), e.grade.vetoes.end(),
                                      [](const veto_hit& v) { return v.provisional; }) ||
@@ -312,7 +322,7 @@ int run_review(const course& c, const review_options& o, std::istream& in, std::
   while (at < queue.size()) {
     const entry& e = queue[at];
     decisions& d = dec[e.slug];
-    if (!shown) show(out, m, e, d, at, queue.size(), l);
+    if (!shown) show(out, e, d, at, queue.size(), l);
     shown = true;
     out << "> " << std::flush;
     char key = 0;
@@ -320,7 +330,7 @@ int run_review(const course& c, const review_options& o, std::istream& in, std::
     if (!read_command(in, o.keys, &key, &arg, out)) break;
     switch (key) {
       case 'a': {  // the grader's points, and its provisional vetoes confirmed, lifts kept
-        d.parts()[e.key->id] = e.grade.points;
+        d.parts()[e.key->id] = std::round(e.grade.points * 1e6) / 1e6;  // 0.4, not 0.40000001
         for (const veto_hit& v : e.grade.vetoes)
           if (v.provisional) d.vetoes(e.unit)[v.id] = "set";
         for (const veto_hit& v : e.grade.lifted) d.vetoes(e.unit)[v.id] = "clear";
@@ -346,12 +356,15 @@ int run_review(const course& c, const review_options& o, std::istream& in, std::
       case 'v':
       case 'c': {
         const std::vector<std::string> ids = candidate_vetoes(m, e);
-        const std::string id = pick_veto(ids, e, arg, in, o.keys, out, l);
+        const std::string id = pick_veto(ids, e, arg, in, out, l);
         if (id.empty()) {
           out << tr(l, "没有这个否决。\n", "No such veto.\n");
           break;
         }
         d.vetoes(e.unit)[id] = key == 'v' ? "set" : "clear";
+        // Deciding about the part reviews it: its points stay the grader's unless set.
+        if (!d.parts().contains(e.key->id))
+          d.parts()[e.key->id] = std::round(e.grade.points * 1e6) / 1e6;
         d.changed = true;
         out << fmt::format("{}: {} {}\n", e.unit, id, key == 'v' ? "set" : "clear");
         break;

@@ -15,8 +15,11 @@ TEST_CASE("coalesced matmul matches the reference, sizes not a multiple of 32 in
   auto rng = course::test_rng("lab1-correct");
   INFO(course::seed_note());
   std::uniform_int_distribution<int> size(1, 80);
-  std::vector<std::array<int, 3>> shapes = {{64, 64, 64}, {1, 1, 1}, {33, 17, 45}, {100, 70, 31},
-                                                 {20, 70, 33}};  // more column tiles than row tiles
+  std::vector<std::array<int, 3>> shapes = {{64, 64, 64},
+                                            {1, 1, 1},
+                                            {33, 17, 45},
+                                            {100, 70, 31},
+                                            {20, 70, 33}};  // more column tiles than row tiles
   for (int t = 0; t < 3; ++t) shapes.push_back({size(rng), size(rng), size(rng)});
   check_matmul_correct(matmul_coalesced, rng, shapes);
 }

@@ -1,6 +1,6 @@
 // Text made safe for formats other programs parse: valid UTF-8 for JSON, and XML 1.0
-// character data (for JUnit reports and SVG charts). Student output and names may hold
-// any bytes.   Tests: grader_tests "[formats]"
+// character data (for JUnit reports and SVG charts); and for a terminal. Student output,
+// answers and names may hold any bytes.   Tests: grader_tests "[formats]"
 #pragma once
 
 #include <string>
@@ -15,5 +15,10 @@ std::string valid_utf8(std::string_view s);
 // characters other than tab, newline and carriage return (and U+FFFE, U+FFFF) become
 // U+FFFD, and & < > " ' are escaped.
 std::string xml_text(std::string_view s);
+
+// Text safe to print on an instructor's terminal (grader review shows students' answers):
+// valid UTF-8, and every control character but tab and newline (escape sequences, carriage
+// returns, backspaces, the C1 range) becomes U+FFFD.
+std::string terminal_text(std::string_view s);
 
 }  // namespace grader

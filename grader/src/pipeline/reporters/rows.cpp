@@ -48,9 +48,10 @@ std::vector<row> result_rows(const report& r) {
         // pass when the form is complete, so the totals are those of what is graded here.
         if (it.status == item_status::at_submission) x.status = outcome::pass;
         x.max_points = 0;
-        x.message = fmt::format("{:g} points, graded when the work is handed in (no answer key "
-                                "here)",
-                                it.max_points) +
+        x.message = fmt::format(
+                        "{:g} points, graded when the work is handed in (no answer key "
+                        "here)",
+                        it.max_points) +
                     (it.feedback.empty() ? "" : "\n" + it.feedback);
       }
       for (const std::string& w : it.warnings) x.message += "\nwarning: " + w;

@@ -49,16 +49,23 @@ struct request_group {
   uintptr_t address[32];
 };
 
-struct warp_state {
-  std::vector<request_group> groups;
-  // A pending warp-synchronous operation (shuffle, ballot, __syncwarp).
+// One pending warp-synchronous operation of a warp (shuffle, ballot, __syncwarp): the
+// lanes of `mask` that have arrived at it. Since Volta, lanes of one warp may wait at
+// operations with different masks at once (a reduction among some lanes while the others
+// already wait at a full-mask broadcast), so a warp keeps one of these per mask.
+struct warp_op {
   int op = -1;  // shfl_op value, or 10 ballot, 11 syncwarp
   unsigned mask = 0;
   int width = 32;
-  int arrived = 0;
-  uint32_t expected = 0;  // lanes the pending operation waits for (set by the first to arrive)
   uint32_t arrived_mask = 0;
-  uint32_t syncwarp_epoch = 0;  // completed __syncwarp()s: orders this warp's lanes for racecheck
+};
+
+struct warp_state {
+  std::vector<request_group> groups;
+  std::vector<warp_op> pending;  // at most one per mask; lanes in at most one
+  uint32_t live = 0;             // lanes that exist and have not finished
+  uint32_t completed = 0;        // operations completed: varies the poison of undefined reads
+  uint32_t syncwarp_epoch = 0;   // completed __syncwarp()s: orders this warp's lanes for racecheck
 };
 
 // Racecheck state of one 4-byte word of global memory within one launch: its last
@@ -142,6 +149,7 @@ struct machine {
   std::chrono::steady_clock::time_point deadline;
   uint32_t ticks = 0;
   bool warned_static = false;  // the static-data write warning, once per launch
+  bool warned_mask = false;    // the shuffle-outside-its-mask warning, once per launch
 
   // Races found in this launch: (first pc, second pc, first kind, second kind, space:
   // 0 shared, 1 global within a block, 2 global between blocks) -> bytes.

@@ -139,30 +139,91 @@ std::string block_text() {
   return thread_text(block_idx);
 }
 
-uint32_t expected_lanes(const warp_state& w, uint32_t warp) {
-  uint32_t n = 0;
-  for (uint32_t lane = 0; lane < 32; ++lane) {
-    const uint32_t t = warp * 32 + lane;
-    if ((w.mask >> lane & 1u) && t < emu.threads.size() &&
-        emu.threads[t].state != thread_state::finished)
-      ++n;
+const char* op_name(int op) {
+  switch (op) {
+    case static_cast<int>(shfl_op::idx):
+      return "__shfl_sync";
+    case static_cast<int>(shfl_op::up):
+      return "__shfl_up_sync";
+    case static_cast<int>(shfl_op::down):
+      return "__shfl_down_sync";
+    case static_cast<int>(shfl_op::bfly):
+      return "__shfl_xor_sync";
+    case 10:
+      return "__ballot_sync";  // also __any_sync / __all_sync
+    case 11:
+      return "__syncwarp";
+    default:
+      return "a warp-synchronous operation";
   }
-  return n;
 }
 
-// Every lane that should arrive has: compute the results and let them all go on.
-void resolve(warp_state& w, uint32_t warp) {
-  const int width = w.width > 0 && w.width <= 32 ? w.width : 32;
+std::string mask_text(unsigned mask) {
+  char text[16];
+  std::snprintf(text, sizeof text, "0x%08x", mask);
+  return text;
+}
+
+// "lane 3" or "lanes 0-15, 17".
+std::string lanes_text(uint32_t bits) {
+  std::string out;
+  int count = 0;
+  for (int lane = 0; lane < 32;) {
+    if (!(bits >> lane & 1u)) {
+      ++lane;
+      continue;
+    }
+    int end = lane;
+    while (end + 1 < 32 && (bits >> (end + 1) & 1u)) ++end;
+    if (!out.empty()) out += ", ";
+    out += std::to_string(lane);
+    if (end > lane) out += "-" + std::to_string(end);
+    count += end - lane + 1;
+    lane = end + 1;
+  }
+  return (count == 1 ? "lane " : "lanes ") + out;
+}
+
+// An operation can complete once every lane of its mask that is still alive has arrived
+// (lanes that exited, or that the block does not have, are not waited for).
+bool complete(const warp_op& g, const warp_state& w) {
+  return (g.mask & w.live & ~g.arrived_mask) == 0;
+}
+
+// The value a shuffle returns from a lane outside its mask: undefined on a GPU, so
+// something that spoils a sum, a max or a product (NaN, or 3.4e38 as a float).
+uint64_t poison(uint32_t k) {
+  return k & 1u ? 0x7F7F7F7F7F7F7F7Full : ~uint64_t{0};
+}
+
+void mask_warning(const warp_op& g, uint32_t lane, int src) {
+  const bool was = emu.in_kernel;
+  emu.in_kernel = false;  // the message builds strings
+  emu.warned_mask = true;
+  emit(report_kind::warning,
+       std::string("Warning: ") + op_name(g.op) + " with mask " + mask_text(g.mask) + ": lane " +
+           std::to_string(lane) + " reads lane " + std::to_string(src) +
+           ", which is not in the mask (undefined on a GPU: the emulator returns NaN or "
+           "3.4e38, harmless only if the value is discarded)");
+  emu.in_kernel = was;
+}
+
+// Every live lane of pending operation `gi` has arrived: compute the results and let
+// those lanes go on.
+void resolve(warp_state& w, uint32_t warp, size_t gi) {
+  const warp_op g = w.pending[gi];
+  w.pending.erase(w.pending.begin() + static_cast<std::ptrdiff_t>(gi));
+  const int width = g.width > 0 && g.width <= 32 ? g.width : 32;
   uint32_t ballot_bits = 0;
   for (uint32_t lane = 0; lane < 32; ++lane)
-    if ((w.arrived_mask >> lane & 1u) && emu.threads[warp * 32 + lane].warp_value)
+    if ((g.arrived_mask >> lane & 1u) && emu.threads[warp * 32 + lane].warp_value)
       ballot_bits |= 1u << lane;
   for (uint32_t lane = 0; lane < 32; ++lane) {
-    if (!(w.arrived_mask >> lane & 1u)) continue;
+    if (!(g.arrived_mask >> lane & 1u)) continue;
     thread& th = emu.threads[warp * 32 + lane];
     const int base = static_cast<int>(lane) / width * width;
     int src = static_cast<int>(lane);
-    switch (w.op) {
+    switch (g.op) {
       case static_cast<int>(shfl_op::idx):
         src = base + ((th.warp_arg % width) + width) % width;
         break;
@@ -181,39 +242,52 @@ void resolve(warp_state& w, uint32_t warp) {
       default:
         break;
     }
-    if (w.op == 10) {
+    if (g.op == 10) {
       th.warp_result = ballot_bits;
+    } else if (src >= 0 && src < 32 && (g.arrived_mask >> src & 1u)) {
+      th.warp_result = emu.threads[warp * 32 + src].warp_value;
+    } else if (g.op != 11 && src >= 0 && src < 32 && (w.live >> src & 1u)) {
+      // A live lane outside the mask: it may be anywhere in its own code.
+      th.warp_result = poison(static_cast<uint32_t>(src) + w.completed);
+      if (!emu.warned_mask) mask_warning(g, lane, src);
     } else {
-      const bool there = src >= 0 && src < 32 && (w.arrived_mask >> src & 1u);
-      th.warp_result = there ? emu.threads[warp * 32 + src].warp_value : th.warp_value;
+      th.warp_result = th.warp_value;  // a lane that exited or that the block lacks
     }
     th.state = thread_state::runnable;
   }
-  if (w.op == 11) ++w.syncwarp_epoch;  // a completed __syncwarp orders the lanes' accesses
-  w.op = -1;
-  w.arrived = 0;
-  w.arrived_mask = 0;
+  if (g.op == 11) ++w.syncwarp_epoch;  // a completed __syncwarp orders the lanes' accesses
+  ++w.completed;
 }
 
-// A lane reaches a warp-synchronous operation: wait for the others in the mask.
+// Completes every pending operation of the warp that can (after a lane finished).
+void resolve_ready(warp_state& w, uint32_t warp) {
+  for (size_t i = 0; i < w.pending.size();)
+    if (complete(w.pending[i], w))
+      resolve(w, warp, i);
+    else
+      ++i;
+}
+
+// A lane reaches a warp-synchronous operation: it joins the pending operation with the
+// same mask, or opens one, and waits until every live lane of the mask has arrived.
+// Lanes of one warp may wait at several operations with different masks at once.
 uint64_t warp_rendezvous(int op, unsigned mask, uint64_t value, int arg, int width) {
   if (!emu.in_kernel) return value;
   thread* th = emu.current;
   warp_state& w = emu.warps[th->warp];
-  const bool mismatch =
-      !(mask >> th->lane & 1u) || (w.arrived > 0 && (w.op != op || w.mask != mask));
-  if (mismatch) emu.in_kernel = false;  // the messages below build strings
-  if (!(mask >> th->lane & 1u))
+  if (!(mask >> th->lane & 1u)) {
+    emu.in_kernel = false;  // the message builds strings
     abort_thread(abort_reason::synccheck,
                  "Barrier error detected. Invalid arguments\n    by thread " +
                      thread_text(th->idx) + " in block " + block_text() +
                      ": its own lane is not in the warp-synchronous operation's mask");
-  if (w.arrived == 0) {
-    w.op = op;
-    w.mask = mask;
-    w.width = width;
-    w.expected = expected_lanes(w, th->warp);  // lanes that finish later lower it
-  } else if (w.op != op || w.mask != mask) {
+  }
+  size_t gi = 0;
+  while (gi < w.pending.size() && w.pending[gi].mask != mask) ++gi;
+  if (gi == w.pending.size()) {
+    w.pending.push_back(warp_op{op, mask, width, 0});
+  } else if (w.pending[gi].op != op) {
+    emu.in_kernel = false;
     abort_thread(abort_reason::synccheck,
                  "Barrier error detected. Divergent thread(s) in warp\n    by thread " +
                      thread_text(th->idx) + " in block " + block_text() +
@@ -221,15 +295,47 @@ uint64_t warp_rendezvous(int op, unsigned mask, uint64_t value, int arg, int wid
   }
   th->warp_value = value;
   th->warp_arg = arg;
-  w.arrived++;
-  w.arrived_mask |= 1u << th->lane;
-  if (static_cast<uint32_t>(w.arrived) >= w.expected) {
-    resolve(w, th->warp);
+  w.pending[gi].arrived_mask |= 1u << th->lane;
+  if (complete(w.pending[gi], w)) {
+    resolve(w, th->warp, gi);
     yield_thread(thread_state::runnable);  // keep the warp's lanes together
   } else {
     yield_thread(thread_state::warp_wait);
   }
   return th->warp_result;
+}
+
+// Why a block's lanes wait at warp operations that cannot complete: the first warp
+// with such lanes, each of its pending operations, and where the lanes they wait for are.
+std::string stuck_warp_text(uint32_t waiting) {
+  for (uint32_t warp = 0; warp < emu.warps.size(); ++warp) {
+    const warp_state& w = emu.warps[warp];
+    if (w.pending.empty()) continue;
+    uint32_t waiting_here = 0;
+    for (const warp_op& g : w.pending) waiting_here |= g.arrived_mask;
+    std::string detail;
+    for (const warp_op& g : w.pending) {
+      const uint32_t missing = g.mask & w.live & ~g.arrived_mask;
+      detail += "\n    " + lanes_text(g.arrived_mask) + " wait at " + op_name(g.op) +
+                " with mask " + mask_text(g.mask) + " for " + lanes_text(missing);
+      const uint32_t at_barrier = missing & ~waiting_here;
+      if (at_barrier) detail += " (" + lanes_text(at_barrier) + " at __syncthreads())";
+    }
+    if (waiting_here == w.live)
+      return "Barrier error detected. Deadlock in warp " + std::to_string(warp) +
+             "\n    in block " + block_text() +
+             ": every live lane of the warp waits at a warp-synchronous operation, and none "
+             "can complete (each mask names lanes waiting elsewhere):" +
+             detail;
+    return "Barrier error detected. Divergent thread(s) in warp\n    in block " + block_text() +
+           ": " + std::to_string(waiting) +
+           " lane(s) wait at a warp-synchronous operation that lanes of their mask never reach "
+           "(warp " +
+           std::to_string(warp) + "):" + detail;
+  }
+  return "Barrier error detected. Divergent thread(s) in warp\n    in block " + block_text() +
+         ": " + std::to_string(waiting) +
+         " lane(s) wait at a warp-synchronous operation that lanes of their mask never reach";
 }
 
 void fail_block(abort_reason why, const std::string& text) {
@@ -339,10 +445,11 @@ bool run_block(uint32_t n) {
   }
   for (auto& w : emu.warps) {
     w.groups.clear();
-    w.op = -1;
-    w.arrived = 0;
-    w.arrived_mask = 0;
+    w.pending.clear();
+    w.live = 0;
+    w.completed = 0;
   }
+  for (uint32_t t = 0; t < n; ++t) emu.warps[t / 32].live |= 1u << (t % 32);
   for (;;) {
     uint32_t finished = 0, waiting = 0, at_barrier = 0, runnable = 0;
     const thread* first_waiting = nullptr;
@@ -371,8 +478,8 @@ bool run_block(uint32_t n) {
         if (emu.abort != abort_reason::none) return false;
         if (th.state == thread_state::finished) {
           warp_state& w = emu.warps[th.warp];
-          if (w.arrived > 0) w.expected = expected_lanes(w, th.warp);
-          if (w.arrived > 0 && static_cast<uint32_t>(w.arrived) >= w.expected) resolve(w, th.warp);
+          w.live &= ~(1u << th.lane);  // the operations it was in no longer wait for it
+          if (!w.pending.empty()) resolve_ready(w, th.warp);
         }
       }
       count(th);
@@ -390,11 +497,7 @@ bool run_block(uint32_t n) {
     if (finished == n) return true;
     if (runnable) continue;
     if (waiting) {
-      fail_block(
-          abort_reason::synccheck,
-          "Barrier error detected. Divergent thread(s) in warp\n    in block " + block_text() +
-              ": " + std::to_string(waiting) +
-              " lane(s) wait at a warp-synchronous operation that lanes of their mask never reach");
+      fail_block(abort_reason::synccheck, stuck_warp_text(waiting));
       return false;
     }
     if (finished) {
@@ -475,6 +578,7 @@ void launch(const launch_config& config, const char* name, void (*entry)(void*),
   emu.exception = nullptr;
   emu.races.clear();
   emu.warned_static = false;
+  emu.warned_mask = false;
   ++emu.launch_id;
   rec.schedule = g_options.schedule;
 

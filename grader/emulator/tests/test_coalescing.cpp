@@ -157,7 +157,7 @@ TEST_CASE("a shuffle by half the warp does not split the warp's next store",
   REQUIRE(last().ok());
   const auto got = out.download();
   for (int t = 0; t < 15; ++t) CHECK(got[t] == t + 1);
-  CHECK(got[15] == 15);
+  // got[15] is undefined: lane 15 reads lane 16, which is not in the mask.
   CHECK(got[20] == 20);
   CHECK(last().counters.global_store_requests == 1);
   CHECK(last().counters.global_store_sectors == 4);

@@ -1,6 +1,7 @@
 // CUDA's warp-level primitives for the CPU emulator: the four shuffles, ballot,
 // any and all. Each lane of the mask waits until all of them arrive, as on the
-// GPU; lanes that never do are reported as divergent. Part of cuda_emu/cuda.hpp;
+// GPU (operations with different masks may be pending in one warp at once); lanes
+// that never do are reported as divergent or deadlocked. Part of cuda_emu/cuda.hpp;
 // include that, not this.
 #pragma once
 

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "grader/base/text.hpp"
 #include "grader/base/files.hpp"
 #include "grader/pipeline/reporter.hpp"
 
@@ -450,4 +451,21 @@ TEST_CASE("gradescope and classroom carry the rubric's points; the verdict carri
   CHECK(ex["version"] == 3);
   CHECK(ex["status"] == "fail");
   CHECK(ex["tests"][0]["task_id"] == 1);
+}
+
+TEST_CASE("terminal_text lets no escape sequence reach a terminal", "[report][formats]") {
+  // ESC [ 2 J clears the screen; CR rewrites a line; C1 CSI (U+009B) starts a sequence too.
+  const std::string t = grader::terminal_text(
+      "a\x1b[2Jb\rc\x08\x7f d\xc2\x9b"
+      "31m\ttab\nline \xff 中");
+  CHECK(t.find('\x1b') == std::string::npos);
+  CHECK(t.find('\r') == std::string::npos);
+  CHECK(t.find('\x08') == std::string::npos);
+  CHECK(t.find('\x7f') == std::string::npos);
+  CHECK(t.find("\xc2\x9b") == std::string::npos);
+  CHECK(t ==
+        "a\xEF\xBF\xBD[2Jb\xEF\xBF\xBD"
+        "c\xEF\xBF\xBD\xEF\xBF\xBD d\xEF\xBF\xBD"
+        "31m\ttab\nline \xEF\xBF\xBD 中");
+  CHECK(grader::terminal_text("plain, 中文, é") == "plain, 中文, é");
 }

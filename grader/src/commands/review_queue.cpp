@@ -15,6 +15,7 @@
 
 #include "grader/base/error.hpp"
 #include "grader/base/files.hpp"
+#include "grader/base/text.hpp"
 #include "grader/commands/batch.hpp"
 #include "grader/lesson/answers.hpp"
 #include "grader/lesson/claims.hpp"
@@ -154,7 +155,8 @@ void show(std::ostream& out, const entry& e, decisions& d, size_t at, size_t tot
   out << trf(l, "学生的回答（第 {} 行）：\n", "The student's text (line {}):\n",
              e.text.answer_line ? e.text.answer_line : e.text.line);
   if (said.empty()) out << tr(l, "  │ （空）\n", "  │ (empty)\n");
-  for (std::string_view line : split_lines(said)) out << "  │ " << line << "\n";
+  // The student's bytes reach the instructor's terminal: no escape sequence gets through.
+  for (std::string_view line : split_lines(said)) out << "  │ " << terminal_text(line) << "\n";
   if (!e.key->key_points.empty()) {
     out << tr(l, "要点：\n", "Key points:\n");
     const claim_text text(e.text.answer + "\n\n" + e.text.prose);
@@ -162,21 +164,23 @@ void show(std::ostream& out, const entry& e, decisions& d, size_t at, size_t tot
       const claim_match cm = text.find_point(p.claims);
       if (!cm.denial.empty())
         out << fmt::format("  ✗ {} — {}: \"{}\"\n", p.label.in(l), tr(l, "相反", "denied"),
-                           quote_excerpt(cm.denial));
+                           terminal_text(quote_excerpt(cm.denial)));
       else if (cm.status == claim_status::stated)
-        out << fmt::format("  ✓ {} — \"{}\"\n", p.label.in(l), quote_excerpt(cm.sentence));
+        out << fmt::format("  ✓ {} — \"{}\"\n", p.label.in(l),
+                           terminal_text(quote_excerpt(cm.sentence)));
       else
         out << fmt::format("  · {} — {}\n", p.label.in(l), tr(l, "没有提到", "not stated"));
     }
   }
   for (const veto_hit& v : e.grade.vetoes)
     out << fmt::format("  ! {} {}{}: {}\n", tr(l, "否决", "veto"), v.id,
-                       v.provisional ? tr(l, "（暂定）", " (provisional)") : "", v.reason);
+                       v.provisional ? tr(l, "（暂定）", " (provisional)") : "",
+                       terminal_text(v.reason));
   for (const veto_hit& v : e.grade.lifted)
     out << fmt::format("  ~ {} {}{}: {}\n", tr(l, "已撤销的否决", "veto lifted"), v.id,
-                       tr(l, "（暂定）", " (provisional)"), v.reason);
+                       tr(l, "（暂定）", " (provisional)"), terminal_text(v.reason));
   if (!e.grade.feedback.empty())
-    out << trf(l, "评分器的反馈：{}\n", "Grader's feedback: {}\n", e.grade.feedback);
+    out << trf(l, "评分器的反馈：{}\n", "Grader's feedback: {}\n", terminal_text(e.grade.feedback));
   std::string now;
   std::vector<std::string> here;
   for (const auto* list : {&e.grade.vetoes, &e.grade.lifted})

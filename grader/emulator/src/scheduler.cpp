@@ -344,6 +344,7 @@ void fail_block(abort_reason why, const std::string& text) {
 }
 
 size_t g_dynamic_bytes = 0;         // the running launch's dynamic shared memory
+bool g_nan_poison = true;           // this block's shared memory starts as NaN, else 1.19e30
 size_t g_template_shared_used = 0;  // bytes of the template pool handed out
 
 // Calls fn(offset, bytes) for the parts of the shared section a block uses: all of
@@ -419,16 +420,17 @@ struct block_order {
 
 // Runs one block to the end. False when the launch must stop.
 bool run_block(uint32_t n) {
+  static uint64_t blocks_run = 0;
+  g_nan_poison = blocks_run++ % 2 == 0;
   for_used_shared([](size_t offset, size_t bytes) {
     if (bytes == 0) return;
-    // Poison: the words alternate between a NaN (wrong in any sum or product) and 3.4e38
-    // (wrong in a max; it overflows a sum), so a kernel that uses a word no thread of the
-    // block wrote gets a wrong answer however it combines it. Hardware leaves whatever the
-    // last block there wrote: a max over unwritten lanes is wrong there too.
-    std::memset(reinterpret_cast<void*>(emu.shared_lo + offset), 0xFF, bytes);
-    constexpr uint32_t kHuge = 0x7F7F7F7Fu;  // 3.3961e38f
-    for (size_t w = (offset + 3) / 4 | 1; w + 1 <= (offset + bytes) / 4; w += 2)
-      std::memcpy(reinterpret_cast<void*>(emu.shared_lo + 4 * w), &kHuge, 4);
+    // Poison, alternating block by block (across launches too, so a one-block launch gets
+    // either): all NaN (0xFF bytes: wrong in any sum or product) or all 1.19e30 (0x71
+    // bytes: wrong in a max, where fmaxf skips a NaN; a score against such a row is huge
+    // but finite, so every exp(s - m) underflows). A kernel that uses a word no thread of
+    // the block wrote gets a wrong answer either way; a GPU leaves whatever an earlier
+    // block wrote there.
+    std::memset(reinterpret_cast<void*>(emu.shared_lo + offset), g_nan_poison ? 0xFF : 0x71, bytes);
     if (g_options.check_races && !emu.shadow.empty()) {
       const size_t w0 = offset / 4, w1 = std::min(emu.shadow.size(), (offset + bytes) / 4 + 1);
       std::fill(emu.shadow.begin() + w0, emu.shadow.begin() + w1, shadow_word{});

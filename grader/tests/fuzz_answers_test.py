@@ -4,7 +4,8 @@ files (default 1,000) from deterministic seeds, by mutating the course's own ans
 (the solution's, the untouched exercise's, the mutants') with byte flips, cuts, random
 bytes, Markdown fragments, NULs, broken UTF-8, odd line endings, encodings and huge
 repeats, and grades each one through the real answers parser and scorer. The grader must
-never crash, exit 2 or say "internal error" on any of them. A failing file is kept in
+never crash, exit 2 or say "internal error" on any of them, except that a file over the
+intake's 1 MiB must be refused in one line with exit 2. A failing file is kept in
 WORK/failures/ with the command that reproduces it; the same --seed gives the same files.
 
   grader/tests/fuzz_answers_test.py build/bin/grader .                  # 1,000 files, seed 1
@@ -107,7 +108,7 @@ def mutate(rng, seeds):
         else:  # big: a fragment repeated hundreds of times at the end
             d += rng.choice(SNIPPETS) * rng.randint(300, 3000)
     # Most files stay under 256 KiB (a grade's time grows with the size); one in fifty may
-    # reach 2 MiB, bigger than any real answers file.
+    # reach 2 MiB, bigger than any real answers file and than the 1 MiB intake limit.
     return bytes(d[:(2 << 20) if rng.random() < 0.02 else (256 << 10)])
 
 
@@ -245,7 +246,13 @@ def main():
                 except subprocess.TimeoutExpired:
                     rc, err = 'timeout', ''
                 why = ''
-                if rc not in (0, 1):
+                oversized = len(files[i]) > (1 << 20)
+                if oversized:
+                    # Over the intake's 1 MiB: refused in one line, exit 2, before any parsing.
+                    lines = err.strip().splitlines()
+                    if not (rc == 2 and len(lines) == 1 and 'at most 1 MiB' in err):
+                        why = f'a file over 1 MiB: exit {rc}, not the one-line refusal'
+                elif rc not in (0, 1):
                     why = f'exit {rc}'
                 elif 'internal error' in err.lower():
                     why = '"internal error"'

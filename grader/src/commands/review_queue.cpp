@@ -127,6 +127,11 @@ std::vector<entry> build_queue(const manifest& m, const std::vector<answers_sour
   return queue;
 }
 
+// The grader's points for the part as a review records them: 0.4, not 0.40000000000000002.
+double graders_points(const entry& e) {
+  return std::round(e.grade.points * 1e6) / 1e6;
+}
+
 std::string fmt_points(double p) {
   return fmt::format("{:g}", std::round(p * 100) / 100);
 }
@@ -334,7 +339,7 @@ int run_review(const course& c, const review_options& o, std::istream& in, std::
     if (!read_command(in, o.keys, &key, &arg, out)) break;
     switch (key) {
       case 'a': {  // the grader's points, and its provisional vetoes confirmed, lifts kept
-        d.parts()[e.key->id] = std::round(e.grade.points * 1e6) / 1e6;  // 0.4, not 0.40000001
+        d.parts()[e.key->id] = graders_points(e);
         for (const veto_hit& v : e.grade.vetoes)
           if (v.provisional) d.vetoes(e.unit)[v.id] = "set";
         for (const veto_hit& v : e.grade.lifted) d.vetoes(e.unit)[v.id] = "clear";
@@ -367,8 +372,7 @@ int run_review(const course& c, const review_options& o, std::istream& in, std::
         }
         d.vetoes(e.unit)[id] = key == 'v' ? "set" : "clear";
         // Deciding about the part reviews it: its points stay the grader's unless set.
-        if (!d.parts().contains(e.key->id))
-          d.parts()[e.key->id] = std::round(e.grade.points * 1e6) / 1e6;
+        if (!d.parts().contains(e.key->id)) d.parts()[e.key->id] = graders_points(e);
         d.changed = true;
         out << fmt::format("{}: {} {}\n", e.unit, id, key == 'v' ? "set" : "clear");
         break;

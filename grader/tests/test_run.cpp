@@ -249,6 +249,31 @@ TEST_CASE("run_tags runs every tag, keeps their order, and reports each process"
   CHECK(run_tags(bin, {}, 5, 10s, 4).empty());
 }
 
+TEST_CASE("run_all shares the grade's memory budget among the jobs it runs at once", "[run]") {
+  // Each tag holds 200 MiB for a second. The grade's budget, 300 MiB, fits one at a time
+  // but not two: two jobs in parallel get 150 MiB each and are both stopped, so a grade
+  // never holds more than its budget however many cores it has.
+  temp_dir dir;
+  const fs::path bin = fake_binary(
+      dir.path, "python3 -c 'import time; b = b\"x\" * (200 << 20); time.sleep(1)'\n"
+                "record \"{\\\"test\\\":\\\"$last\\\",\\\"passed\\\":true}\"\n");
+  std::vector<grader::test_job> jobs = {{"ex", bin, "[a]", 1}, {"ex", bin, "[b]", 1}};
+  grader::process_runner runner;
+  grader::run_limits limits;
+  limits.timeout = 20s;
+  limits.max_memory = 300ull << 20;
+  for (unsigned parallel : {1u, 2u}) {
+    INFO("parallel " << parallel);
+    const auto runs = grader::run_all(runner, jobs, 5, limits, parallel);
+    REQUIRE(runs.size() == 2);
+    for (const auto& r : runs) {
+      CHECK(r.process.memory_exceeded == (parallel == 2));
+      CHECK(r.passed() == (parallel == 1));
+      if (parallel == 2) CHECK_THAT(r.process.describe(), Contains("more than 150 MiB"));
+    }
+  }
+}
+
 TEST_CASE("list_tags reads the tags the binary lists, with their test counts", "[run]") {
   temp_dir dir;
   const fs::path bin = fake_binary(dir.path,

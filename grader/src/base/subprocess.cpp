@@ -26,7 +26,10 @@ std::string run_result::describe() const {
   if (output_exceeded)
     return fmt::format("output limit: it wrote more than {} KiB and was stopped",
                        output.size() >> 10);
-  if (memory_exceeded) return "memory limit: its processes held more memory than allowed";
+  if (memory_exceeded)
+    return memory_cap ? fmt::format("memory limit: its processes held more than {} MiB",
+                                    memory_cap >> 20)
+                      : "memory limit: its processes held more memory than allowed";
   if (processes_exceeded) return "process limit: it started more processes than allowed";
   if (term_signal)
     return fmt::format("killed by {}", sigabbrev_np(term_signal)
@@ -265,6 +268,7 @@ run_result run_process(const std::vector<std::string>& argv, const run_options& 
       const usage u = tree_usage(pid);
       if (options.max_memory && u.resident > options.max_memory) {
         r.memory_exceeded = true;
+        r.memory_cap = options.max_memory;
         break;
       }
       if (options.max_processes && u.processes > options.max_processes) {

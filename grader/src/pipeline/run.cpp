@@ -155,15 +155,19 @@ std::vector<test_record> parse_records(const std::string& output) {
 std::vector<tag_run> run_all(runner& r, const std::vector<test_job>& jobs, unsigned seed,
                              const run_limits& limits, unsigned parallel) {
   std::vector<tag_run> out(jobs.size());
+  const unsigned threads =
+      static_cast<unsigned>(std::min<size_t>(std::max(1u, parallel), std::max<size_t>(1, jobs.size())));
+  run_limits each = limits;  // the memory budget is the grade's, shared by its threads
+  each.max_memory = limits.max_memory / threads;
   std::atomic<size_t> next{0};
   auto worker = [&] {
     for (size_t i; (i = next++) < jobs.size();) {
-      out[i] = r.run(jobs[i], seed, limits);
+      out[i] = r.run(jobs[i], seed, each);
       out[i].exercise = jobs[i].exercise;  // whatever the runner filled in
     }
   };
   std::vector<std::thread> pool;
-  for (unsigned k = 1; k < std::max(1u, parallel) && k < jobs.size(); ++k)
+  for (unsigned k = 1; k < threads; ++k)
     pool.emplace_back(worker);
   worker();
   for (auto& th : pool) th.join();

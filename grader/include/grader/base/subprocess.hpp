@@ -19,6 +19,7 @@ struct run_result {
   bool output_exceeded = false;     // it wrote more than max_output: stopped there
   bool memory_exceeded = false;     // its processes held more than max_memory: stopped
   bool processes_exceeded = false;  // it had more than max_processes at once: stopped
+  std::uint64_t memory_cap = 0;     // the max_memory it ran under (told by describe())
   std::string output;               // stdout and stderr, interleaved, capped at max_output
   std::string records;              // what it wrote to fd 3 (options.records_fd), read live
   double seconds = 0;

@@ -254,9 +254,10 @@ TEST_CASE("run_all shares the grade's memory budget among the jobs it runs at on
   // but not two: two jobs in parallel get 150 MiB each and are both stopped, so a grade
   // never holds more than its budget however many cores it has.
   temp_dir dir;
-  const fs::path bin = fake_binary(
-      dir.path, "python3 -c 'import time; b = b\"x\" * (200 << 20); time.sleep(1)'\n"
-                "record \"{\\\"test\\\":\\\"$last\\\",\\\"passed\\\":true}\"\n");
+  const fs::path bin =
+      fake_binary(dir.path,
+                  "python3 -c 'import time; b = b\"x\" * (200 << 20); time.sleep(1)'\n"
+                  "record \"{\\\"test\\\":\\\"$last\\\",\\\"passed\\\":true}\"\n");
   std::vector<grader::test_job> jobs = {{"ex", bin, "[a]", 1}, {"ex", bin, "[b]", 1}};
   grader::process_runner runner;
   grader::run_limits limits;

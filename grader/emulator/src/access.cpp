@@ -3,6 +3,8 @@
 // each access is classified (shared, global, the thread's own stack, static data,
 // or a stray host pointer), checked like memcheck, checked for shared-memory races
 // like racecheck, and gathered into warp-level requests for the counters.
+#include <dlfcn.h>
+
 #include <algorithm>
 #include <bit>
 #include <cstdio>
@@ -17,6 +19,16 @@ std::string hex(uintptr_t a) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "0x%lx", static_cast<unsigned long>(a));
   return buf;
+}
+
+// An address as a message may quote it and still read the same in every run: device
+// memory sits at a fixed base (init_memory), shared memory is told as an offset into the
+// block's shared memory, and anything else (a host pointer, static data) moves with ASLR,
+// so it is not quoted at all.
+std::string where_is(uintptr_t a) {
+  if (a - emu.arena_lo < emu.arena_size) return hex(a);
+  if (a - emu.shared_lo < emu.shared_size) return "shared memory offset " + hex(a - emu.shared_lo);
+  return "a host address";
 }
 
 std::string grouped(uint64_t n) {  // 4194304 -> 4,194,304
@@ -53,12 +65,15 @@ std::string who() {
   const allocation* freed = find_allocation(a);
   if (freed && !freed->live && a >= freed->base && a < freed->base + freed->size)
     invalid("__global__", a, size, write, pc,
-            "Access to " + hex(a) + " is inside an allocation already freed by cudaFree, at " +
+            "Access to " + where_is(a) + " is inside an allocation already freed by cudaFree, at " +
                 hex(freed->base) + " of size " + grouped(freed->size) + " bytes");
   const allocation* al = nearest_live(a);
-  std::string why = "Access to " + hex(a) + " is out of bounds";
-  if (a - emu.arena_lo >= emu.arena_size)
+  const bool device = a - emu.arena_lo < emu.arena_size;
+  std::string why = "Access to " + where_is(a) + " is out of bounds";
+  if (!device) {  // how far from an allocation would change with ASLR, and mean nothing
     why += " (not device memory: a host pointer passed to a kernel?)";
+    invalid("__global__", a, size, write, pc, why);
+  }
   if (al && a >= al->base + al->size) {
     why += "\n    and is " + grouped(a - (al->base + al->size) + 1) +
            " bytes after the nearest allocation at " + hex(al->base) + " of size " +
@@ -228,13 +243,22 @@ void global_race_check(global_word* words, size_t count, uintptr_t base, uintptr
   }
 }
 
+// " (the variable `name`)" when the dynamic symbol table names it, else "": its address
+// would change from run to run.
+std::string static_name(uintptr_t a) {
+  Dl_info info{};
+  if (dladdr(reinterpret_cast<void*>(a), &info) && info.dli_sname)
+    return std::string(" (the variable `") + info.dli_sname + "`)";
+  return "";
+}
+
 // A kernel wrote static data: a __device__ variable, or a __shared__ array that g++
 // left out of the shared section (it does so for static locals of templates).
 void static_write_warning(uintptr_t a, const void* pc) {
   emu.in_kernel = false;  // see invalid()
   emu.warned_static = true;
   emit(report_kind::warning,
-       "Warning: a kernel wrote static data at " + hex(a) + "\n    at " + location(pc) +
+       "Warning: a kernel wrote static data" + static_name(a) + "\n    at " + location(pc) +
            "\n    If this is a __shared__ array declared inside a template kernel, the emulator "
            "cannot see it"
            "\n    (no poisoning, no race checks): declare it outside the template.");
@@ -266,14 +290,14 @@ inline void on_access(const void* address, unsigned size, bool write, const void
       (a - emu.shared_lo < emu.shared_size || a - emu.arena_lo < emu.arena_size)) {
     emu.in_kernel = false;  // see invalid()
     invalid(a - emu.shared_lo < emu.shared_size ? "__shared__" : "__global__", a, size, write, pc,
-            "Address " + hex(a) + " is misaligned (a " + std::to_string(size) +
+            "Address " + where_is(a) + " is misaligned (a " + std::to_string(size) +
                 "-byte access needs a multiple of " + std::to_string(size) + ")");
   }
   if (a - emu.shared_lo < emu.shared_size) {
     if (a + size > emu.shared_lo + emu.shared_size) {
       emu.in_kernel = false;  // see invalid()
       invalid("__shared__", a, size, write, pc,
-              "Access to " + hex(a) + " runs past the end of shared memory");
+              "Access to " + where_is(a) + " runs past the end of shared memory");
     }
     write ? ++th->shared_writes : ++th->shared_reads;
     add_to_group(th, pc, write ? access_kind::shared_store : access_kind::shared_load, a, size);

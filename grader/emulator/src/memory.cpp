@@ -30,10 +30,18 @@ bool is_device(const void* p) {
 
 void init_memory() {
   if (emu.arena_lo) return;
-  // Reserve as much address space as the system grants (no memory is committed).
+  // Reserve as much address space as the system grants (no memory is committed), at a
+  // fixed address when it is free: device pointers, and the messages that quote them,
+  // are then the same in every run, whatever ASLR does. 0x500000000000 is clear of the
+  // program, its libraries and stacks (near 0x7f...) and of AddressSanitizer's shadow
+  // and allocator (below 0x100000000000 and at 0x600000000000).
+  constexpr uintptr_t kFixedBase = 0x500000000000;
   for (size_t size = size_t{64} << 30; size >= (size_t{256} << 20); size /= 2) {
-    void* p = mmap(nullptr, size, PROT_READ | PROT_WRITE,
-                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    void* p = mmap(reinterpret_cast<void*>(kFixedBase), size, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED_NOREPLACE, -1, 0);
+    if (p == MAP_FAILED)  // taken, or a kernel older than 4.17: anywhere will do
+      p = mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+               -1, 0);
     if (p != MAP_FAILED) {
       emu.arena_lo = reinterpret_cast<uintptr_t>(p);
       emu.arena_size = size;

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <filesystem>
 #include <map>
 #include <sstream>
 
@@ -15,11 +16,16 @@ namespace detail {
 std::string location(const void* pc) {
   static std::map<const void*, std::string> cache;
   if (auto it = cache.find(pc); it != cache.end()) return it->second;
-  char fallback[32];
-  std::snprintf(fallback, sizeof fallback, "%p", pc);
-  std::string out = fallback;
+  std::string out = "an unknown place";  // a raw address would change with ASLR
   Dl_info info{};
   if (dladdr(pc, &info) && info.dli_fbase) {
+    char offset[64];  // the same in every run of the same binary
+    std::snprintf(offset, sizeof offset, "offset 0x%lx of ",
+                  static_cast<unsigned long>(reinterpret_cast<uintptr_t>(pc) -
+                                             reinterpret_cast<uintptr_t>(info.dli_fbase)));
+    const std::string name =
+        std::filesystem::path(info.dli_fname ? info.dli_fname : "").filename().string();
+    out = offset + (name.empty() ? std::string("the program") : name);
     // The executable's own path: inside popen, /proc/self would be the shell.
     static const std::string self = [] {
       char buf[4096];

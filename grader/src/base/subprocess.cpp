@@ -27,9 +27,9 @@ std::string run_result::describe() const {
     return fmt::format("output limit: it wrote more than {} KiB and was stopped",
                        output.size() >> 10);
   if (memory_exceeded)
-    return memory_cap ? fmt::format("memory limit: its processes held more than {} MiB",
-                                    memory_cap >> 20)
-                      : "memory limit: its processes held more memory than allowed";
+    return memory_cap
+               ? fmt::format("memory limit: its processes held more than {} MiB", memory_cap >> 20)
+               : "memory limit: its processes held more memory than allowed";
   if (processes_exceeded) return "process limit: it started more processes than allowed";
   if (term_signal)
     return fmt::format("killed by {}", sigabbrev_np(term_signal)

@@ -155,8 +155,8 @@ std::vector<test_record> parse_records(const std::string& output) {
 std::vector<tag_run> run_all(runner& r, const std::vector<test_job>& jobs, unsigned seed,
                              const run_limits& limits, unsigned parallel) {
   std::vector<tag_run> out(jobs.size());
-  const unsigned threads =
-      static_cast<unsigned>(std::min<size_t>(std::max(1u, parallel), std::max<size_t>(1, jobs.size())));
+  const unsigned threads = static_cast<unsigned>(
+      std::min<size_t>(std::max(1u, parallel), std::max<size_t>(1, jobs.size())));
   run_limits each = limits;  // the memory budget is the grade's, shared by its threads
   each.max_memory = limits.max_memory / threads;
   std::atomic<size_t> next{0};
@@ -167,8 +167,7 @@ std::vector<tag_run> run_all(runner& r, const std::vector<test_job>& jobs, unsig
     }
   };
   std::vector<std::thread> pool;
-  for (unsigned k = 1; k < threads; ++k)
-    pool.emplace_back(worker);
+  for (unsigned k = 1; k < threads; ++k) pool.emplace_back(worker);
   worker();
   for (auto& th : pool) th.join();
   return out;

@@ -83,11 +83,11 @@ std::string sanitizer_summary(const std::string& output, const std::string& file
 
 struct run_limits {
   std::chrono::milliseconds timeout{std::chrono::seconds(10)};
-  size_t max_output = 1u << 20;           // stdout and stderr together: past it, output limit
+  size_t max_output = 1u << 20;  // stdout and stderr together: past it, output limit
   // Resident, all of a grade's tests at once: run_all gives each of its parallel jobs an
   // equal share, so a grade holds no more than this however many cores it uses.
   std::uint64_t max_memory = 3ull << 30;
-  unsigned max_processes = 256;           // in the test's tree at once
+  unsigned max_processes = 256;  // in the test's tree at once
 };
 
 class runner {

@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 #include <fstream>
 #include <random>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -272,6 +273,81 @@ TEST_CASE("run_all shares the grade's memory budget among the jobs it runs at on
       CHECK(r.passed() == (parallel == 1));
       if (parallel == 2) CHECK_THAT(r.process.describe(), Contains("more than 150 MiB"));
     }
+  }
+}
+
+TEST_CASE("run_grouped runs an exercise's judge tags in one process, and alone what it left",
+          "[run]") {
+  // A judge standing in for a lesson's: for each tag it is given ("[a],[b]": Catch2's
+  // "or"), one record per test, two tests a tag; [bad] fails, [hang] hangs after its
+  // first test, and anything after a hang never runs in that process.
+  temp_dir dir;
+  const fs::path log = dir.path / "starts";
+  const fs::path bin = fake_binary(
+      dir.path, "echo \"$last\" >>'" + log.string() +
+                    "'\n"
+                    "IFS=,; for t in $last; do n=${t#[}; n=${n%]}\n"
+                    "  p=true; [ \"$n\" = bad ] && p=false\n"
+                    "  record \"{\\\"test\\\":\\\"$n 1\\\",\\\"tags\\\":[\\\"$n\\\"],\\\"passed\\\":$p}\"\n"
+                    "  [ \"$n\" = hang ] && sleep 30\n"
+                    "  record \"{\\\"test\\\":\\\"$n 2\\\",\\\"tags\\\":[\\\"$n\\\"],\\\"passed\\\":true}\"\n"
+                    "done\n"
+                    "$p\n");
+  auto job = [&](const std::string& tag, const std::string& exercise = "ex") {
+    return grader::test_job{exercise, bin, tag, 2, {}, bin};  // a compute: marking mode
+  };
+  grader::process_runner runner;
+  grader::run_limits limits;
+  limits.timeout = 2s;
+  auto starts = [&] {
+    std::ifstream in(log);
+    std::vector<std::string> lines;
+    for (std::string line; std::getline(in, line);) lines.push_back(line);
+    fs::remove(log);
+    return lines;
+  };
+
+  SECTION("all tags complete: one process, each tag its own verdict") {
+    const auto runs =
+        grader::run_grouped(runner, {job("[a]"), job("[bad]"), job("[c]")}, 5, limits, 2);
+    CHECK(starts() == std::vector<std::string>{"[a],[bad],[c]"});
+    REQUIRE(runs.size() == 3);
+    CHECK(runs[0].tag == "[a]");
+    CHECK(runs[0].records.size() == 2);
+    CHECK(runs[0].passed());
+    CHECK(runs[0].process.exit_code == 0);
+    CHECK_FALSE(runs[1].passed());
+    CHECK(runs[1].process.exit_code == 1);
+    CHECK(runs[2].passed());
+    // Each tag's lines alone: what the cache keeps and parses again.
+    CHECK(grader::parse_records(runs[2].raw_records).size() == 2);
+  }
+  SECTION("a hang: the tags done before it stand, the rest run again alone") {
+    const auto runs =
+        grader::run_grouped(runner, {job("[a]"), job("[hang]"), job("[c]")}, 5, limits, 1);
+    const auto s = starts();
+    REQUIRE(s.size() == 3);
+    CHECK(s[0] == "[a],[hang],[c]");
+    CHECK(std::set<std::string>(s.begin() + 1, s.end()) == std::set<std::string>{"[hang]", "[c]"});
+    REQUIRE(runs.size() == 3);
+    CHECK(runs[0].passed());
+    CHECK_FALSE(runs[0].process.timed_out);
+    CHECK(runs[1].process.timed_out);  // alone, it hangs again
+    CHECK_FALSE(runs[1].passed());
+    CHECK(runs[2].passed());  // alone, nothing stops it
+    CHECK(runs[2].records.size() == 2);
+  }
+  SECTION("jobs of other exercises, or with no tests listed, run as before") {
+    auto untested = job("[x]");
+    untested.expected_tests = 0;
+    const auto runs =
+        grader::run_grouped(runner, {job("[a]"), job("[c]", "other"), untested}, 5, limits, 2);
+    const auto s = starts();
+    CHECK(std::set<std::string>(s.begin(), s.end()) ==
+          std::set<std::string>{"[a]", "[c]", "[x]"});
+    REQUIRE(runs.size() == 3);
+    CHECK(runs[1].exercise == "other");
+    CHECK(runs[1].passed());
   }
 }
 

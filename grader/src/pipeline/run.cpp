@@ -1,6 +1,7 @@
 // The run stage: test records, running jobs in parallel, listing tags (see run.hpp).
 #include "grader/pipeline/run.hpp"
 
+#include <algorithm>
 #include <atomic>
 #include <cctype>
 #include <nlohmann/json.hpp>
@@ -170,6 +171,83 @@ std::vector<tag_run> run_all(runner& r, const std::vector<test_job>& jobs, unsig
   for (unsigned k = 1; k < threads; ++k) pool.emplace_back(worker);
   worker();
   for (auto& th : pool) th.join();
+  return out;
+}
+
+tag_run share_of(const tag_run& whole, const test_job& job, bool* complete) {
+  tag_run t;
+  t.exercise = job.exercise;
+  t.tag = job.tag;
+  t.expected_tests = job.expected_tests;
+  auto carries = [&](const test_record& rec) {
+    return std::any_of(rec.tags.begin(), rec.tags.end(),
+                       [&](const std::string& x) { return "[" + x + "]" == job.tag; });
+  };
+  for (std::string_view line : split_lines(whole.raw_records)) {
+    const auto one = parse_records(std::string(line));
+    if (one.size() == 1 && carries(one.front())) {
+      t.raw_records.append(line).push_back('\n');
+      t.records.push_back(one.front());
+    }
+  }
+  const bool done = job.expected_tests > 0 &&
+                    static_cast<int>(t.records.size()) == job.expected_tests &&
+                    !whole.process.spawn_failed;
+  if (complete) *complete = done;
+  t.process = whole.process;
+  if (done) {  // what ended the process came after this tag's tests: not theirs
+    t.process.timed_out = t.process.output_exceeded = t.process.memory_exceeded =
+        t.process.processes_exceeded = false;
+    t.process.term_signal = 0;
+    t.process.exit_code =
+        std::all_of(t.records.begin(), t.records.end(), [](const test_record& x) { return x.passed; })
+            ? 0
+            : 1;
+  }
+  return t;
+}
+
+std::vector<tag_run> run_grouped(runner& r, const std::vector<test_job>& jobs, unsigned seed,
+                                 const run_limits& limits, unsigned parallel) {
+  // Groups: an exercise's judge jobs whose tags have tests; every other job alone.
+  std::vector<std::vector<size_t>> groups;
+  std::map<std::string, size_t> group_of;
+  for (size_t i = 0; i < jobs.size(); ++i) {
+    const test_job& j = jobs[i];
+    if (j.compute.empty() || j.expected_tests <= 0) {
+      groups.push_back({i});
+      continue;
+    }
+    const auto [it, fresh] = group_of.emplace(j.exercise + '\n' + j.binary.string(), groups.size());
+    if (fresh) groups.emplace_back();
+    groups[it->second].push_back(i);
+  }
+  std::vector<test_job> first;
+  for (const auto& g : groups) {
+    test_job j = jobs[g.front()];
+    for (size_t k = 1; k < g.size(); ++k) j.tag += "," + jobs[g[k]].tag;  // Catch2: "or"
+    first.push_back(std::move(j));
+  }
+  const std::vector<tag_run> ran = run_all(r, first, seed, limits, parallel);
+  std::vector<tag_run> out(jobs.size());
+  std::vector<test_job> again;
+  std::vector<size_t> again_at;
+  for (size_t n = 0; n < groups.size(); ++n) {
+    if (groups[n].size() == 1 && first[n].tag == jobs[groups[n].front()].tag) {
+      out[groups[n].front()] = ran[n];
+      continue;
+    }
+    for (size_t i : groups[n]) {
+      bool complete = false;
+      out[i] = share_of(ran[n], jobs[i], &complete);
+      if (!complete) {
+        again.push_back(jobs[i]);
+        again_at.push_back(i);
+      }
+    }
+  }
+  const std::vector<tag_run> rerun = run_all(r, again, seed, limits, parallel);
+  for (size_t k = 0; k < rerun.size(); ++k) out[again_at[k]] = rerun[k];
   return out;
 }
 

@@ -64,7 +64,7 @@ test_runs run_tests(runner& r, const resolved& what, const build_result& built,
     }
   }
 
-  auto fresh = run_all(r, jobs, s.seed, s.limits, s.parallel);
+  auto fresh = run_grouped(r, jobs, s.seed, s.limits, s.parallel);
   // Keep each binary's fresh results, unless one timed out or could not start: that
   // may be the machine's fault, not the code's.
   std::map<std::string, std::vector<tag_run>> by_exercise;

@@ -84,6 +84,30 @@ TEST_CASE("a claim's groups must meet in one sentence", "[claims]") {
   CHECK(status("", flops) == claim_status::absent);
 }
 
+TEST_CASE("a misconception's words meet within one part: while, but, whereas, 而, 但 divide",
+          "[claims]") {
+  // Found by independently written answers: the memory drop and the unchanged FLOPs of
+  // one sentence read as "FLOPs drop", SRAM and HBM plus "the same" as "same bandwidth".
+  CHECK(status("The extra memory drops to O(N), while the FLOPs are what they were.", flops) ==
+        claim_status::absent);
+  CHECK(status("额外内存降低到 O(N)，而计算量保持原样。", flops) == claim_status::absent);
+  CHECK(status("Memory use drops, but the FLOPs are as before.", flops) == claim_status::absent);
+  const claim same = make_claim({{"sram", "shared memory"}, {"hbm"}, {"the same$"}});
+  CHECK(status("Blocks sit in SRAM and S never reaches HBM, while the FLOPs stay the same.",
+               same) == claim_status::absent);
+  CHECK(status("SRAM, like HBM, is about the same.", same) == claim_status::stated);
+  // Still stated: within one part, or joined by "but also" / 而且 / 从而.
+  CHECK(status("It lowers memory traffic, and the FLOPs too.", flops) == claim_status::stated);
+  CHECK(status("It lowers not only memory but also FLOPs.", flops) == claim_status::stated);
+  CHECK(status("它不但省内存，而且减少计算量。", flops) == claim_status::stated);
+  // A key point is judged leniently: its words may cross a part.
+  const claim point = make_claim({{"sram"}, {"hbm"}});
+  CHECK(claim_text("Blocks stay in SRAM, while Q lives in HBM.").find_point({point}).status ==
+        claim_status::stated);
+  CHECK(claim_text("Blocks stay in SRAM, while Q lives in HBM.").find(point).status ==
+        claim_status::absent);
+}
+
 TEST_CASE("decimals, abbreviations and dotted names do not end a sentence", "[claims]") {
   const claim c = make_claim({{"hbm"}, {"3.35"}, {"lower"}});
   CHECK(status("HBM gives 3.35 TB/s, e.g. on H100, i.e. lower than SRAM.", c) ==

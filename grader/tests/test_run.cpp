@@ -280,19 +280,22 @@ TEST_CASE("run_grouped runs an exercise's judge tags in one process, and alone w
           "[run]") {
   // A judge standing in for a lesson's: for each tag it is given ("[a],[b]": Catch2's
   // "or"), one record per test, two tests a tag; [bad] fails, [hang] hangs after its
-  // first test, and anything after a hang never runs in that process.
+  // first test, [crash] dies of SIGSEGV there, and nothing after either runs in that
+  // process.
   temp_dir dir;
   const fs::path log = dir.path / "starts";
   const fs::path bin = fake_binary(
-      dir.path, "echo \"$last\" >>'" + log.string() +
-                    "'\n"
-                    "IFS=,; for t in $last; do n=${t#[}; n=${n%]}\n"
-                    "  p=true; [ \"$n\" = bad ] && p=false\n"
-                    "  record \"{\\\"test\\\":\\\"$n 1\\\",\\\"tags\\\":[\\\"$n\\\"],\\\"passed\\\":$p}\"\n"
-                    "  [ \"$n\" = hang ] && sleep 30\n"
-                    "  record \"{\\\"test\\\":\\\"$n 2\\\",\\\"tags\\\":[\\\"$n\\\"],\\\"passed\\\":true}\"\n"
-                    "done\n"
-                    "$p\n");
+      dir.path,
+      "echo \"$last\" >>'" + log.string() +
+          "'\n"
+          "IFS=,; for t in $last; do n=${t#[}; n=${n%]}\n"
+          "  p=true; [ \"$n\" = bad ] && p=false\n"
+          "  record \"{\\\"test\\\":\\\"$n 1\\\",\\\"tags\\\":[\\\"$n\\\"],\\\"passed\\\":$p}\"\n"
+          "  [ \"$n\" = hang ] && sleep 30\n"
+          "  [ \"$n\" = crash ] && kill -SEGV $$\n"
+          "  record \"{\\\"test\\\":\\\"$n 2\\\",\\\"tags\\\":[\\\"$n\\\"],\\\"passed\\\":true}\"\n"
+          "done\n"
+          "$p\n");
   auto job = [&](const std::string& tag, const std::string& exercise = "ex") {
     return grader::test_job{exercise, bin, tag, 2, {}, bin};  // a compute: marking mode
   };
@@ -337,15 +340,28 @@ TEST_CASE("run_grouped runs an exercise's judge tags in one process, and alone w
     CHECK(runs[2].passed());  // alone, nothing stops it
     CHECK(runs[2].records.size() == 2);
   }
-  SECTION("jobs of other exercises, or with no tests listed, run as before") {
+  SECTION("a crash keeps the tags done before it, the rest run alone") {
+    const auto runs =
+        grader::run_grouped(runner, {job("[a]"), job("[crash]"), job("[c]")}, 5, limits, 2);
+    const auto s = starts();
+    REQUIRE(s.size() == 3);
+    CHECK(s[0] == "[a],[crash],[c]");
+    REQUIRE(runs.size() == 3);
+    CHECK(runs[0].passed());
+    CHECK(runs[1].process.term_signal == SIGSEGV);  // alone, it crashes again
+    CHECK(runs[1].records.size() == 1);
+    CHECK(runs[2].passed());
+  }
+  SECTION("jobs of other exercises, with no tests listed, or without a judge run as before") {
     auto untested = job("[x]");
     untested.expected_tests = 0;
-    const auto runs =
-        grader::run_grouped(runner, {job("[a]"), job("[c]", "other"), untested}, 5, limits, 2);
+    const grader::test_job plain{"ex", bin, "[p]", 2};  // practice mode: no compute process
+    const auto runs = grader::run_grouped(
+        runner, {job("[a]"), job("[c]", "other"), untested, plain, plain}, 5, limits, 2);
     const auto s = starts();
-    CHECK(std::set<std::string>(s.begin(), s.end()) ==
-          std::set<std::string>{"[a]", "[c]", "[x]"});
-    REQUIRE(runs.size() == 3);
+    CHECK(std::multiset<std::string>(s.begin(), s.end()) ==
+          std::multiset<std::string>{"[a]", "[c]", "[x]", "[p]", "[p]"});
+    REQUIRE(runs.size() == 5);
     CHECK(runs[1].exercise == "other");
     CHECK(runs[1].passed());
   }

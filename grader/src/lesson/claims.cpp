@@ -114,6 +114,12 @@ constexpr std::array clause_zh{"而",   "所以", "因此", "因为", "由于", 
                                "使得", "但",   "然而", "不过", "可是", "却"};
 constexpr std::array clause_marks{",", ":", "(",   ")", "[",  "]", "\"",
                                   "—", "–", " - ", "→", "->", "=>"};
+// Of those, the words after which a new statement starts: "SRAM ... HBM ..., while the
+// FLOPs stay the same" says nothing about SRAM being the same as HBM. A misconception's
+// words must meet within one such part; a key point's may cross (find_point is lenient).
+constexpr std::array part_words{"while",    "whereas", "but",         "however",
+                                "although", "though",  "nevertheless"};
+constexpr std::array part_zh{"而", "但", "然而", "不过", "可是", "却", "虽然", "尽管"};
 
 // Negation before what it negates (within three words, in its clause).
 constexpr std::array negation_words{
@@ -161,6 +167,26 @@ constexpr std::array negation_after{"unchanged",
                                     "didn't change",
                                     "not changed",
                                     "never change",
+                                    "stay at",
+                                    "stays at",
+                                    "remain at",
+                                    "remains at",
+                                    "stay about",
+                                    "stays about",
+                                    "stay around",
+                                    "stays around",
+                                    "stay roughly",
+                                    "stays roughly",
+                                    "stay approximately",
+                                    "stays approximately",
+                                    "stay ~",
+                                    "stays ~",
+                                    "stay ≈",
+                                    "stays ≈",
+                                    "stay $\\approx",
+                                    "stays $\\approx",
+                                    "stay \\approx",
+                                    "stays \\approx",
                                     "不了",
                                     "不下来",
                                     "不掉",
@@ -427,6 +453,26 @@ claim_text::claim_text(std::string_view text) {
     std::sort(clause_cuts.begin(), clause_cuts.end());
     clause_cuts.erase(std::unique(clause_cuts.begin(), clause_cuts.end()), clause_cuts.end());
     out.clauses = std::move(clause_cuts);
+    std::vector<size_t> part_cuts{b};
+    for (std::string_view w : part_words)
+      each_word(s, b, e, w, [&](size_t at, size_t end) {
+        size_t next = end;
+        while (next < e && s[next] == ' ') ++next;
+        if (w == "but" && starts(s, next, "also")) return;  // "not only ... but also"
+        part_cuts.push_back(at);
+      });
+    for (std::string_view w : part_zh)
+      each_word(s, b, e, w, [&](size_t at, size_t) {
+        if (w == "而" && (starts(s, at, "而且") ||
+                          (at >= b + 3 && (starts(s, at - 3, "从而") || starts(s, at - 3, "因而") ||
+                                           starts(s, at - 3, "然而")))))
+          return;  // "and also", "thereby", "therefore": one statement goes on
+        if (w == "但" && at >= b + 3 && starts(s, at - 3, "不但")) return;
+        part_cuts.push_back(at);
+      });
+    std::sort(part_cuts.begin(), part_cuts.end());
+    part_cuts.erase(std::unique(part_cuts.begin(), part_cuts.end()), part_cuts.end());
+    out.parts = std::move(part_cuts);
 
     auto add = [&](span at, cue::kind_t kind, size_t follower = 0) {
       out.cues.push_back({at, kind, follower});
@@ -476,7 +522,7 @@ claim_text::claim_text(std::string_view text) {
   }
 }
 
-claim_text::verdict claim_text::judge(const sentence& st, const claim& c) const {
+claim_text::verdict claim_text::judge(const sentence& st, const claim& c, bool one_part) const {
   const std::string& s = norm_;
   const size_t b = st.whole.b, e = st.whole.e;
   for (std::string_view alt : c.unless) {
@@ -596,6 +642,10 @@ claim_text::verdict claim_text::judge(const sentence& st, const claim& c) const 
   // ("FLOPs stay O(N²d), memory drops to O(N)" does not say FLOPs drop), in any order within
   // one ("计算量减少了"). Stated when they meet without negated matches; denied when they
   // meet only with them.
+  auto part_index = [&](size_t at) {
+    return static_cast<size_t>(std::upper_bound(st.parts.begin(), st.parts.end(), at) -
+                               st.parts.begin());
+  };
   auto meet = [&](const std::vector<std::vector<span>>& matches) {
     std::vector<std::pair<span, size_t>> chosen;  // match, clause
     for (const auto& group : matches) {
@@ -604,7 +654,9 @@ claim_text::verdict claim_text::judge(const sentence& st, const claim& c) const 
         const size_t cl = clause_index(o.b);
         bool ok = true;
         for (const auto& [at, other] : chosen)
-          ok &= (other == cl || at.b < o.b) && (o.e <= at.b || at.e <= o.b);
+          ok &=
+              (other == cl || (at.b < o.b && (!one_part || part_index(at.b) == part_index(o.b)))) &&
+              (o.e <= at.b || at.e <= o.b);
         if (ok) {
           chosen.push_back({o, cl});
           break;
@@ -639,7 +691,7 @@ claim_match claim_text::find(const std::vector<claim>& any) const {
   for (const sentence& st : sentences_) {
     bool stated = false, denied = false;
     for (const claim& c : any) {
-      const verdict v = judge(st, c);
+      const verdict v = judge(st, c, true);
       stated |= v == verdict::stated;
       denied |= v == verdict::denied;
     }

@@ -199,17 +199,22 @@ tag_run share_of(const tag_run& whole, const test_job& job, bool* complete) {
     t.process.timed_out = t.process.output_exceeded = t.process.memory_exceeded =
         t.process.processes_exceeded = false;
     t.process.term_signal = 0;
-    t.process.exit_code =
-        std::all_of(t.records.begin(), t.records.end(), [](const test_record& x) { return x.passed; })
-            ? 0
-            : 1;
+    t.process.exit_code = std::all_of(t.records.begin(), t.records.end(),
+                                      [](const test_record& x) { return x.passed; })
+                              ? 0
+                              : 1;
   }
   return t;
 }
 
 std::vector<tag_run> run_grouped(runner& r, const std::vector<test_job>& jobs, unsigned seed,
                                  const run_limits& limits, unsigned parallel) {
-  // Groups: an exercise's judge jobs whose tags have tests; every other job alone.
+  // Groups: an exercise's judge jobs whose tags have tests (by binary and the command it
+  // runs under). Other jobs run alone: a tag with no tests listed fails there as it always
+  // did, and without a judge the student's code shares the test process, so what one
+  // tag's tests leave behind (a sticky CUDA error after an invalid access, static state)
+  // would change the next tag's verdict (measured: lab3-last-tile-overrun lost
+  // flash.no_nxn). The judge's compute process is started afresh after any failure.
   std::vector<std::vector<size_t>> groups;
   std::map<std::string, size_t> group_of;
   for (size_t i = 0; i < jobs.size(); ++i) {
@@ -218,7 +223,9 @@ std::vector<tag_run> run_grouped(runner& r, const std::vector<test_job>& jobs, u
       groups.push_back({i});
       continue;
     }
-    const auto [it, fresh] = group_of.emplace(j.exercise + '\n' + j.binary.string(), groups.size());
+    std::string key = j.exercise + '\n' + j.binary.string() + '\n' + j.compute.string();
+    for (const auto& w : j.wrapper) key += '\n' + w;
+    const auto [it, fresh] = group_of.emplace(key, groups.size());
     if (fresh) groups.emplace_back();
     groups[it->second].push_back(i);
   }

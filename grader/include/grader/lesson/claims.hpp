@@ -92,10 +92,14 @@ class claim_text {
   struct sentence {
     span whole;
     std::vector<size_t> clauses;  // clause starts: , : ( and but so because 但 所以 而 ...
+    // Starts of the parts a contrast or a colon divides (while, but, whereas, 而, 但, :):
+    // each says something of its own, so a claim's words never meet across them.
+    std::vector<size_t> parts;
     std::vector<cue> cues;
   };
   enum class verdict { absent, stated, denied };
-  verdict judge(const sentence& s, const claim& c) const;
+  // one_part: the claim's words must meet within one part (misconceptions and lifts).
+  verdict judge(const sentence& s, const claim& c, bool one_part = false) const;
   std::string quote(const sentence& s) const;
 
   std::string original_;

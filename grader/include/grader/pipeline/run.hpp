@@ -143,11 +143,12 @@ class sandbox_runner final : public runner {
 std::vector<tag_run> run_all(runner& r, const std::vector<test_job>& jobs, unsigned seed,
                              const run_limits& limits, unsigned parallel);
 
-// The same results as run_all, for less: the judge jobs (marking mode) of one exercise
-// run as one process, all their tags at once, so its start, its compute process and its
-// sandbox are paid once, not once per tag. The judge is trusted, so a tag whose tests
-// all reported is done whatever ended the process later; a tag left incomplete (a hang,
-// a crash, a limit) runs again alone, with the limits it would have had.
+// The same verdicts as run_all, for less: the judge jobs (marking mode) of one exercise
+// run as one process, all their tags at once, so its start, its compute process and the
+// sandbox around that are paid once, not once per tag. The judge is trusted, so a tag
+// whose tests all reported is done whatever ended the process later; a tag left
+// incomplete (a hang, a crash, a limit) runs again alone, with the limits it would have
+// had. Jobs without a judge run one per process, as run_all runs them.
 std::vector<tag_run> run_grouped(runner& r, const std::vector<test_job>& jobs, unsigned seed,
                                  const run_limits& limits, unsigned parallel);
 

@@ -79,6 +79,13 @@ std::string xml_text(std::string_view s) {
   return out;
 }
 
+std::string one_line(std::string_view s) {
+  std::string out = terminal_text(s);
+  for (char& c : out)
+    if (c == '\n' || c == '\t') c = ' ';
+  return out;
+}
+
 std::string terminal_text(std::string_view s) {
   const std::string valid = valid_utf8(s);
   std::string out;

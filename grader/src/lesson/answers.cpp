@@ -331,7 +331,8 @@ std::vector<part_grade> grade_answers(const answers_doc& doc, const answer_key& 
       if (std::find(k.accept.begin(), k.accept.end(), got) != k.accept.end())
         g.points = k.points;
       else
-        g.feedback = trf(l, "{}：“{}” 不对", "{}: \"{}\" is not right", k.id, a.answer);
+        g.feedback =
+            trf(l, "{}：“{}” 不对", "{}: \"{}\" is not right", k.id, quote_excerpt(a.answer));
     } else if (k.type == "explanation") {
       // A key point is earned by a sentence that makes its claim, not by its words: a list
       // of keywords earns nothing, and a sentence that denies it costs it.

@@ -2,6 +2,8 @@
 // grader/tests/test_claims.cpp: build/bin/grader_tests "[claims]"
 #include "grader/lesson/claims.hpp"
 
+#include "grader/base/text.hpp"
+
 #include <algorithm>
 #include <array>
 #include <limits>
@@ -736,10 +738,10 @@ claim_match claim_text::find_point(const std::vector<claim>& any) const {
 }
 
 std::string quote_excerpt(std::string_view s, size_t max_bytes) {
-  if (s.size() <= max_bytes) return std::string(s);
+  if (s.size() <= max_bytes) return one_line(s);
   size_t cut = max_bytes;
   while (cut > 0 && (static_cast<unsigned char>(s[cut]) & 0xC0) == 0x80) --cut;
-  return std::string(s.substr(0, cut)) + "…";
+  return one_line(s.substr(0, cut)) + "…";
 }
 
 }  // namespace grader

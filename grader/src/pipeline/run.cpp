@@ -10,6 +10,7 @@
 
 #include "course/protocol.hpp"
 #include "grader/base/files.hpp"
+#include "grader/base/text.hpp"
 
 namespace grader {
 namespace protocol = ::course::protocol;
@@ -141,9 +142,11 @@ std::vector<test_record> parse_records(const std::string& output) {
         tf.line =
             fj.contains(ff::line) && fj[ff::line].is_number_integer() ? fj[ff::line].get<int>() : 0;
         tf.kind = text_or(fj, ff::kind);
-        tf.expression = text_or(fj, ff::expression);
-        tf.expanded = text_or(fj, ff::expanded);
-        tf.message = text_or(fj, ff::message);
+        // An exception's message, or a value Catch2 expanded, may be the student's text:
+        // one line with no control characters, so it cannot pose as a report row.
+        tf.expression = one_line(text_or(fj, ff::expression));
+        tf.expanded = one_line(text_or(fj, ff::expanded));
+        tf.message = one_line(text_or(fj, ff::message));
         tf.info = strings_or(fj, ff::info);
         r.failures.push_back(std::move(tf));
       }

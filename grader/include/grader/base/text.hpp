@@ -21,4 +21,9 @@ std::string xml_text(std::string_view s);
 // returns, backspaces, the C1 range) becomes U+FFFD.
 std::string terminal_text(std::string_view s);
 
+// terminal_text on one line: newlines and tabs become spaces too. For text a student
+// controls (an exception's message, a quoted answer) inside a report line, so that it
+// can neither recolour the terminal nor start a line that looks like the grader's own.
+std::string one_line(std::string_view s);
+
 }  // namespace grader

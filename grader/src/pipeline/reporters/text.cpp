@@ -6,6 +6,7 @@
 
 #include "grader/base/files.hpp"
 #include "grader/base/i18n.hpp"
+#include "grader/base/text.hpp"
 #include "grader/pipeline/reporter.hpp"
 
 namespace grader {
@@ -80,7 +81,7 @@ std::string render_text(const report& r, bool color) {
   };
   std::string out =
       fmt::format("{}\n{} {}\n{} {}\n", paint(r.title, "1"), tr(l, "提交：", "Submission:"),
-                  r.submission, tr(l, "随机种子：", "Seed:"),
+                  terminal_text(r.submission), tr(l, "随机种子：", "Seed:"),
                   trf(l, "{}（用 --seed {} 复现同样的测试输入）",
                       "{} (--seed {} reproduces the test inputs)", r.seed, r.seed));
   if (!r.review_file.empty())
@@ -105,7 +106,7 @@ std::string render_text(const report& r, bool color) {
   }
   if (!r.ignored_files.empty()) {
     std::string list;
-    for (const auto& f : r.ignored_files) list += (list.empty() ? "" : ", ") + f;
+    for (const auto& f : r.ignored_files) list += (list.empty() ? "" : ", ") + one_line(f);
     out += fmt::format("{} {}\n",
                        tr(l, "忽略（清单中没有的文件，未读取）：",
                           "Ignored (not named by the manifest, never read):"),
@@ -124,7 +125,7 @@ std::string render_text(const report& r, bool color) {
                          e.change.kind == "added" ? tr(l, "新增", "added")
                                                   : tr(l, "练习的这一行被改动或删除",
                                                        "the exercise's line, changed or removed"),
-                         trim_ascii(e.change.text));
+                         one_line(trim_ascii(e.change.text)));
     }
     if (shown < r.outside_blanks.size())
       out += "    " + trf(l, "……还有 {} 处", "... and {} more", r.outside_blanks.size() - shown) +
@@ -132,7 +133,7 @@ std::string render_text(const report& r, bool color) {
   }
   for (const auto& m : r.messages) {
     out += "\n";
-    for (std::string_view line : split_lines(m)) out += fmt::format("  {}\n", line);
+    for (std::string_view line : split_lines(m)) out += fmt::format("  {}\n", terminal_text(line));
   }
   if (!r.reused.empty()) {
     std::string list;
@@ -148,7 +149,8 @@ std::string render_text(const report& r, bool color) {
     out += "\n" + (b.timed_out ? trf(l, "  {} 没有在时限内编译完：\n",
                                      "  {} did not finish compiling in time:\n", b.file)
                                : trf(l, "  {} 编译失败：\n", "  {} does not compile:\n", b.file));
-    for (std::string_view line : split_lines(b.diagnostics)) out += fmt::format("  {}\n", line);
+    for (std::string_view line : split_lines(b.diagnostics))
+      out += fmt::format("  {}\n", terminal_text(line));
   }
   for (const auto& u : r.units) {
     out += fmt::format("\n{}\n", paint(u.title, "1"));
@@ -175,12 +177,12 @@ std::string render_text(const report& r, bool color) {
                          it.max_points, flag);
       if (!it.feedback.empty())
         for (std::string_view line : split_lines(it.feedback))
-          out += fmt::format("      {}\n", line);
+          out += fmt::format("      {}\n", terminal_text(line));
       for (const std::string& w : it.warnings) {
         bool first = true;
         for (std::string_view line : split_lines(w)) {
           out += fmt::format("      {}{}\n", first ? paint(tr(l, "警告：", "warning: "), "33") : "",
-                             line);
+                             terminal_text(line));
           first = false;
         }
       }
@@ -189,7 +191,7 @@ std::string render_text(const report& r, bool color) {
       out += fmt::format("  {}\n", paint(tr(l, "一票否决：", "Vetoes:"), "31;1"));
       for (const auto& v : u.vetoes)
         out += fmt::format("    {} {} — {}{}\n      {}\n", v.applies() ? "✗" : "·", v.id, v.title,
-                           veto_state(v, l), v.reason);
+                           veto_state(v, l), one_line(v.reason));
     } else {
       out += fmt::format("  {}\n", tr(l, "一票否决：无", "Vetoes: none"));
     }

@@ -46,3 +46,18 @@ TEST_CASE("uninstrumented_accesses finds the emulator's own API, whose records c
   CHECK(tokens("namespace e = cuda_emu;") == "1:cuda_emu ");
   CHECK(tokens("#include \"cuda_emu/emulator.hpp\"\nint my_cuda_emu_count;") == "");
 }
+
+TEST_CASE(
+    "uninstrumented_accesses reads the text as the compiler does: splices, digraphs, "
+    "included sources",
+    "[source_checks]") {
+  // Found by attack cases a helper wrote: each passed a lab's counting item.
+  CHECK(tokens("__attribute__((no_sani\\\ntize(\"thread\"))) float f();\nasm();") ==
+        "1:no_sanitize 3:asm ");
+  CHECK(tokens("#define CAT(a, b) a%:%:b\nCAT(cuda, _emu)") == "1:%:%: ");
+  CHECK(tokens("#include \"online_softmax.cpp\"\n  #  include \"matmul_labs.hpp\"") ==
+        "1:#include \"online_softmax.cpp\" ");
+  CHECK(tokens("%:include \"x.cu\"\n#define F \"y.cpp\"\n#include F\n#include <vector>") ==
+        "1:#include \"x.cu\" 3:#include F ");
+  CHECK(tokens("int a; // #include \"x.cpp\"\nconst char* s = \"#include \\\"y.cpp\\\"\";") == "");
+}

@@ -6,7 +6,47 @@
 
 namespace grader {
 
-std::vector<source_finding> uninstrumented_accesses(std::string_view s) {
+namespace {
+
+// Translation phase 2 first: a backslash-newline joins two lines, so "no_sani\<newline>tize"
+// is one word to the compiler and must be one here. Each kept byte keeps its line.
+struct spliced {
+  std::string text;
+  std::vector<int> line;  // of each byte of text
+};
+spliced splice(std::string_view s) {
+  spliced out;
+  out.text.reserve(s.size());
+  out.line.reserve(s.size());
+  int line = 1;
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (s[i] == '\\' && i + 1 < s.size() && s[i + 1] == '\n') {
+      ++i, ++line;
+      continue;
+    }
+    if (s[i] == '\\' && i + 2 < s.size() && s[i + 1] == '\r' && s[i + 2] == '\n') {
+      i += 2, ++line;
+      continue;
+    }
+    out.text.push_back(s[i]);
+    out.line.push_back(line);
+    if (s[i] == '\n') ++line;
+  }
+  out.line.push_back(line);
+  return out;
+}
+
+bool header_name(std::string_view name) {
+  for (std::string_view ext : {".h", ".hpp", ".hh", ".hxx", ".cuh", ".inl"})
+    if (name.size() > ext.size() && name.substr(name.size() - ext.size()) == ext) return true;
+  return false;
+}
+
+}  // namespace
+
+std::vector<source_finding> uninstrumented_accesses(std::string_view original) {
+  const spliced sp = splice(original);
+  const std::string_view s = sp.text;
   // Attributes that drop the hooks, inline assembly, and the C library's bulk copies
   // (not instrumented: libtsan, which would intercept them, is never linked).
   static const std::set<std::string, std::less<>> banned = {
@@ -17,18 +57,47 @@ std::vector<source_finding> uninstrumented_accesses(std::string_view s) {
       // the emulator's own API: its records
       kEmulatorNamespace};
   std::vector<source_finding> out;
-  int line = 1;
   auto ident = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+  bool line_start = true;  // only blanks since the last newline: a directive may start here
   for (size_t i = 0; i < s.size();) {
     const char c = s[i];
+    const int line = sp.line[i];
+    const bool at_start = line_start;
+    line_start = c == '\n' || (line_start && (c == ' ' || c == '\t'));
+    if (at_start && (c == '#' || s.substr(i, 2) == "%:") && s.substr(i, 4) != "%:%:") {
+      // A directive that brings in another source file (a sibling exercise's, whose own
+      // text is never checked here), or one whose file a macro computes.
+      size_t j = i + (c == '#' ? 1 : 2);
+      while (j < s.size() && (s[j] == ' ' || s[j] == '\t')) ++j;
+      size_t k = j;
+      while (k < s.size() && ident(s[k])) ++k;
+      const std::string_view directive = s.substr(j, k - j);
+      if (directive == "include" || directive == "include_next" || directive == "import") {
+        while (k < s.size() && (s[k] == ' ' || s[k] == '\t')) ++k;
+        if (k < s.size() && s[k] == '"') {
+          const size_t close = s.find('"', k + 1);
+          const std::string_view name =
+              s.substr(k + 1, close == std::string_view::npos ? 0 : close - k - 1);
+          if (!header_name(name))
+            out.push_back({line, "#" + std::string(directive) + " \"" + std::string(name) + "\""});
+        } else if (k < s.size() && ident(s[k])) {
+          size_t m = k;
+          while (m < s.size() && ident(s[m])) ++m;
+          out.push_back(
+              {line, "#" + std::string(directive) + " " + std::string(s.substr(k, m - k))});
+        }
+      }
+      i = j;
+      continue;
+    }
     if (c == '\n') {
-      ++line, ++i;
+      ++i;
     } else if (s.substr(i, 2) == "//") {
       while (i < s.size() && s[i] != '\n') ++i;
     } else if (s.substr(i, 2) == "/*") {
       const size_t end = s.find("*/", i + 2);
       const size_t stop = end == std::string_view::npos ? s.size() : end + 2;
-      for (; i < stop; ++i) line += s[i] == '\n';
+      i = stop;
     } else if (c == '"' || c == '\'') {
       // A raw string's body may hold quotes: R"delim( ... )delim".
       if (c == '"' && i > 0 && s[i - 1] == 'R') {
@@ -39,15 +108,15 @@ std::vector<source_finding> uninstrumented_accesses(std::string_view s) {
         const size_t end =
             open == std::string_view::npos ? std::string_view::npos : s.find(close, open);
         const size_t stop = end == std::string_view::npos ? s.size() : end + close.size();
-        for (; i < stop; ++i) line += s[i] == '\n';
+        i = stop;
         continue;
       }
       for (++i; i < s.size() && s[i] != c && s[i] != '\n'; ++i)
         if (s[i] == '\\' && i + 1 < s.size()) ++i;
       ++i;
-    } else if (s.substr(i, 2) == "##") {
-      out.push_back({line, "##"});
-      i += 2;
+    } else if (s.substr(i, 2) == "##" || s.substr(i, 4) == "%:%:") {  // and its digraph
+      out.push_back({line, s.substr(i, 2) == "##" ? "##" : "%:%:"});
+      i += s.substr(i, 2) == "##" ? 2 : 4;
     } else if (ident(c)) {
       size_t j = i;
       while (j < s.size() && ident(s[j])) ++j;

@@ -143,7 +143,16 @@ report grade_with(const course& c, const manifest& m, const grade_request& req, 
     if (found.empty()) continue;
     const source_finding& first = found.front();
     const std::string why =
-        first.token == kEmulatorNamespace
+        first.token.starts_with("#")
+            ? trf(rep.language,
+                  "{} 第 {} 行的 `{}` "
+                  "引入了另一个源文件（或由宏算出的文件），其中的代码不经过这里的"
+                  "检查，访存数字无法信任，本练习各项不给分",
+                  "{} line {}: `{}` brings in another source file (or one a macro names), whose "
+                  "code these checks never see, so no count of this exercise can be trusted and "
+                  "its items score 0",
+                  f.ex->file, first.line, first.token)
+        : first.token == kEmulatorNamespace
             ? trf(rep.language,
                   "{} 第 {} 行用到了 `{}`：那是 CUDA 模拟器自己的接口，通过它可以改写模拟器记下的"
                   "计数和报告，访存数字无法信任，本练习各项不给分",

@@ -22,7 +22,9 @@ struct source_finding {
 };
 
 // Every such construct in `source`, outside comments, string and character literals,
-// in order. Token pasting (##) is listed too: it can spell any of them.
+// in order, read as the compiler reads it (backslash-newlines joined first). Token pasting
+// (## and its digraph %:%:) is listed too: it can spell any of them; so is an #include of a
+// quoted file that is not a header (a sibling exercise's source) or of a macro's file.
 std::vector<source_finding> uninstrumented_accesses(std::string_view source);
 
 }  // namespace grader

@@ -108,6 +108,15 @@ TEST_CASE("a misconception's words meet within one part: while, but, whereas, �
         claim_status::absent);
 }
 
+TEST_CASE("Traditional characters are read as Simplified, in the text and in the key", "[claims]") {
+  CHECK(status("FA 減少了計算量", flops) == claim_status::stated);
+  CHECK(status("FA 沒有減少計算量", flops) == claim_status::denied);
+  // Both sides are folded: a key written in Traditional meets Simplified text too.
+  CHECK(status("相邻线程读连续地址", make_claim({{"相鄰"}, {"連續"}})) == claim_status::stated);
+  // The quote is the student's own text, not the folded one.
+  CHECK(claim_text("FA 減少了計算量。").find(flops).sentence == "FA 減少了計算量。");
+}
+
 TEST_CASE("decimals, abbreviations and dotted names do not end a sentence", "[claims]") {
   const claim c = make_claim({{"hbm"}, {"3.35"}, {"lower"}});
   CHECK(status("HBM gives 3.35 TB/s, e.g. on H100, i.e. lower than SRAM.", c) ==

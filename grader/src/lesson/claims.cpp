@@ -59,9 +59,43 @@ void encode(uint32_t cp, std::string& out) {
   }
 }
 
-// Lower-cases ASCII, folds full-width forms (，：？ＡＢ) to ASCII, curly quotes to straight,
-// every space to one ' ', and drops spaces next to non-ASCII characters or line ends, so a
-// key's "写回 HBM" matches "写回HBM". origin[i]: the source byte of out[i].
+// Traditional characters folded to Simplified, pairs in code-point order of the first:
+// the ones the lesson's keys use that differ, and a few common neighbours. Both the key's
+// phrases and the student's text are folded, so "相鄰的執行緒" meets "相邻". Terms that
+// differ by region (效能 for 性能, 執行緒 for 线程) are the key's to list.
+constexpr std::string_view kTraditionalToSimplified =
+    "並并乾干併并來来個个傳传僅仅價价儘尽優优儲储內内兩两別别劃划務务區区參参問问單单圍围圖图執执塊"
+    "块夠够學学實实寫写寬宽專专對对導导層层屬属帶带幹干幾几廠厂廣广強强後后從从復复態态慮虑憶忆應应"
+    "據据數数斂敛於于時时會会業业極极構构標标樣样機机檔档檻槛歷历歸归決决沒没減减測测湊凑準准漸渐為"
+    "为無无煩烦獨独現现瑣琐環环產产異异當当發发確确碼码穩稳窮穷節节範范簡简約约級级細细結结絡络統统"
+    "經经維维網网緊紧緒绪線线緩缓練练縮缩總总續续習习脹胀與与舊旧著着處处裏里裝装裡里製制複复觀观觸"
+    "触計计訊讯訓训記记訪访試试該该認认誤误課课調调請请識识護护讀读變变讓让負负費费資资軟软較较載载"
+    "輕轻輸输這这連连進进運运過过遠远選选還还邊边鄰邻銷销錯错鍵键鏈链長长門门開开間间關关陣阵際际隨"
+    "随雙双雜杂離离難难靈灵響响頁页項项須须頭头頸颈頻频題题類类顯显餓饿餘余饑饥驗验驟骤體体點点";
+
+uint32_t simplified(uint32_t cp) {
+  static const std::vector<std::pair<uint32_t, uint32_t>> pairs = [] {
+    std::vector<std::pair<uint32_t, uint32_t>> out;
+    const std::string_view t = kTraditionalToSimplified;
+    for (size_t i = 0; i < t.size();) {
+      uint32_t a = 0, b = 0;
+      i += decode(t, i, &a);
+      i += decode(t, i, &b);
+      out.push_back({a, b});
+    }
+    std::sort(out.begin(), out.end());
+    return out;
+  }();
+  if (cp < 0x4E00 || cp > 0x9FFF) return cp;
+  const auto it =
+      std::lower_bound(pairs.begin(), pairs.end(), std::pair<uint32_t, uint32_t>{cp, 0});
+  return it != pairs.end() && it->first == cp ? it->second : cp;
+}
+
+// Lower-cases ASCII, folds full-width forms (，：？ＡＢ) to ASCII, Traditional characters
+// to Simplified, curly quotes to straight, every space to one ' ', and drops spaces next to
+// non-ASCII characters or line ends, so a key's "写回 HBM" matches "写回HBM". origin[i]: the source
+// byte of out[i].
 void normalise(std::string_view in, std::string& out, std::vector<uint32_t>* origin) {
   out.clear();
   out.reserve(in.size());
@@ -76,6 +110,7 @@ void normalise(std::string_view in, std::string& out, std::vector<uint32_t>* ori
     if (cp == 0) continue;
     if (cp == std::numeric_limits<uint32_t>::max()) cp = 0x1A;  // invalid: a separator
     if (cp >= 0xFF01 && cp <= 0xFF5E) cp -= 0xFEE0;
+    cp = simplified(cp);  // 繁體 -> 简体 (same UTF-8 length: origin stays byte for byte)
     if (cp >= 'A' && cp <= 'Z') cp += 'a' - 'A';
     if (cp == 0x2018 || cp == 0x2019 || cp == 0x02BC || cp == 0x2032) cp = '\'';
     if (cp == 0x201C || cp == 0x201D) cp = '"';

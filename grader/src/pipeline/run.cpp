@@ -177,28 +177,40 @@ std::vector<tag_run> run_all(runner& r, const std::vector<test_job>& jobs, unsig
   return out;
 }
 
-tag_run share_of(const tag_run& whole, const test_job& job, bool* complete) {
-  tag_run t;
-  t.exercise = job.exercise;
-  t.tag = job.tag;
-  t.expected_tests = job.expected_tests;
-  auto carries = [&](const test_record& rec) {
-    return std::any_of(rec.tags.begin(), rec.tags.end(),
-                       [&](const std::string& x) { return "[" + x + "]" == job.tag; });
-  };
+namespace {
+
+// Each job's share of a run of them all (`whole`, whose tag is "[a],[b],..."): its records
+// and their lines, each line parsed once. A share is complete when every test its job
+// expects reported: its status is then told from its own records (exit 0 if they all
+// passed, 1 if not), since what ended the process came after them; otherwise the whole
+// run's status stands and the caller runs that job again.
+struct share {
+  tag_run run;
+  bool complete = false;
+};
+std::vector<share> shares_of(const tag_run& whole, const std::vector<const test_job*>& group) {
+  std::vector<share> out(group.size());
+  for (size_t k = 0; k < group.size(); ++k) {
+    out[k].run.exercise = group[k]->exercise;
+    out[k].run.tag = group[k]->tag;
+    out[k].run.expected_tests = group[k]->expected_tests;
+  }
   for (std::string_view line : split_lines(whole.raw_records)) {
     const auto one = parse_records(std::string(line));
-    if (one.size() == 1 && carries(one.front())) {
-      t.raw_records.append(line).push_back('\n');
-      t.records.push_back(one.front());
-    }
+    if (one.size() != 1) continue;
+    for (const std::string& x : one.front().tags)
+      for (share& sh : out)
+        if ("[" + x + "]" == sh.run.tag) {
+          sh.run.raw_records.append(line).push_back('\n');
+          sh.run.records.push_back(one.front());
+        }
   }
-  const bool done = job.expected_tests > 0 &&
-                    static_cast<int>(t.records.size()) == job.expected_tests &&
-                    !whole.process.spawn_failed;
-  if (complete) *complete = done;
-  t.process = whole.process;
-  if (done) {  // what ended the process came after this tag's tests: not theirs
+  for (share& sh : out) {
+    tag_run& t = sh.run;
+    sh.complete = t.expected_tests > 0 && static_cast<int>(t.records.size()) == t.expected_tests &&
+                  !whole.process.spawn_failed;
+    t.process = whole.process;
+    if (!sh.complete) continue;
     t.process.timed_out = t.process.output_exceeded = t.process.memory_exceeded =
         t.process.processes_exceeded = false;
     t.process.term_signal = 0;
@@ -207,8 +219,10 @@ tag_run share_of(const tag_run& whole, const test_job& job, bool* complete) {
                               ? 0
                               : 1;
   }
-  return t;
+  return out;
 }
+
+}  // namespace
 
 std::vector<tag_run> run_grouped(runner& r, const std::vector<test_job>& jobs, unsigned seed,
                                  const run_limits& limits, unsigned parallel) {
@@ -243,14 +257,17 @@ std::vector<tag_run> run_grouped(runner& r, const std::vector<test_job>& jobs, u
   std::vector<test_job> again;
   std::vector<size_t> again_at;
   for (size_t n = 0; n < groups.size(); ++n) {
-    if (groups[n].size() == 1 && first[n].tag == jobs[groups[n].front()].tag) {
+    if (groups[n].size() == 1) {
       out[groups[n].front()] = ran[n];
       continue;
     }
-    for (size_t i : groups[n]) {
-      bool complete = false;
-      out[i] = share_of(ran[n], jobs[i], &complete);
-      if (!complete) {
+    std::vector<const test_job*> group;
+    for (size_t i : groups[n]) group.push_back(&jobs[i]);
+    std::vector<share> shares = shares_of(ran[n], group);
+    for (size_t k = 0; k < shares.size(); ++k) {
+      const size_t i = groups[n][k];
+      out[i] = std::move(shares[k].run);
+      if (!shares[k].complete) {
         again.push_back(jobs[i]);
         again_at.push_back(i);
       }

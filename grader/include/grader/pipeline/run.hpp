@@ -152,12 +152,6 @@ std::vector<tag_run> run_all(runner& r, const std::vector<test_job>& jobs, unsig
 std::vector<tag_run> run_grouped(runner& r, const std::vector<test_job>& jobs, unsigned seed,
                                  const run_limits& limits, unsigned parallel);
 
-// One tag's share of a run of several (`whole`, whose tag is "[a],[b],..."): its records
-// and their lines. `complete` when every test it expects reported, so its process status
-// is told from its own records (exit 0 if they all passed, 1 if not); otherwise the
-// whole run's status stands and the caller runs the tag again.
-tag_run share_of(const tag_run& whole, const test_job& job, bool* complete);
-
 // The run stage as a whole: for each built exercise, one job per item tag and per
 // veto tag of the graded units, unless the cache holds that binary's results.
 struct run_settings {

@@ -1,5 +1,6 @@
 // Unit tests for GPU mode's pure parts (gpu.cpp): where the GPU's correctness verdicts
-// disagree with the emulator's. Running on a GPU is measured in docs/measurements/.
+// disagree with the emulator's, and how a test process becomes a check (a limit is no
+// verdict). Running on a GPU is measured in docs/measurements/.
 //   build/dev/bin/grader_tests "[gpu]"
 #include <catch2/catch.hpp>
 
@@ -75,4 +76,52 @@ TEST_CASE("first_sanitizer_error: compute-sanitizer's first report on one line",
   CHECK(grader::first_sanitizer_error("========= COMPUTE-SANITIZER\n========= ERROR SUMMARY: 0 "
                                       "errors\n")
             .empty());
+}
+
+TEST_CASE("gpu_check_of: a limit is no verdict, so never a disagreement with the emulator",
+          "[gpu]") {
+  using grader::lang;
+  grader::tag_run stopped;
+  stopped.expected_tests = 2;
+  stopped.records = {{"small sizes", {}, true, {}, "", {}}};
+  stopped.process.memory_exceeded = true;
+  stopped.process.memory_cap = 8ull << 30;
+  stopped.process.term_signal = 9;  // the runner's kill at the limit
+  const grader::gpu_check c = grader::gpu_check_of("coalescing.correct", stopped, lang::en);
+  CHECK(c.status == "error");
+  CHECK(c.feedback.find("not judged on the GPU") != std::string::npos);
+  CHECK(c.feedback.find("8192 MiB") != std::string::npos);
+
+  // A test that failed before the limit is the GPU's verdict.
+  grader::tag_run failed = stopped;
+  failed.records.push_back(
+      {"large C", {}, false, {{"t.cpp", 3, "require", "e <= 1e-5", "0.5 <= 1e-5", "", {}}}, "", {}});
+  CHECK(grader::gpu_check_of("coalescing.correct", failed, lang::en).status == "fail");
+
+  // A crash with no failed test (and no limit) is the student's code: a fail.
+  grader::tag_run crashed;
+  crashed.expected_tests = 1;
+  crashed.process.term_signal = 11;
+  CHECK(grader::gpu_check_of("coalescing.correct", crashed, lang::en).status == "fail");
+
+  grader::tag_run passed;
+  passed.expected_tests = 1;
+  passed.records = {{"small sizes", {}, true, {}, "", {}}};
+  passed.process.exit_code = 0;
+  passed.process.peak_memory = 600ull << 20;
+  const auto ok = grader::gpu_check_of("coalescing.correct", passed, lang::en);
+  CHECK(ok.status == "pass");
+  CHECK(grader::to_json([&] {
+          grader::gpu_section g;
+          g.checks = {ok};
+          return g;
+        }())["checks"][0]["peak_mib"] == 600);
+
+  // Emulator pass, GPU stopped at a limit: no disagreement, and the text says why.
+  grader::gpu_section g = on_gpu("error", "pass");
+  g.checks[0].feedback = c.feedback;
+  CHECK(grader::disagreements(g, emulated(item_status::pass, item_status::pass)).empty());
+  const std::string text = grader::render_text(g, lang::en);
+  CHECK(text.find("disagree") == std::string::npos);
+  CHECK(text.find("not judged on the GPU: memory limit") != std::string::npos);
 }

@@ -142,3 +142,54 @@ TEST_CASE("sandbox: the restricted level denies namespaces, mounts and other pro
   CHECK_THAT(out, Catch::Contains("signal=no"));  // Landlock's scope, or another uid
   CHECK_THAT(out, Catch::Contains("environ=no"));
 }
+
+// Build tools outside /usr (ninja and cmake in a Python virtual environment, as on the
+// course's GPU machines): show_tools finds what they need (the environment's prefix, the
+// interpreter a link leads to) and a sandbox given that view runs them by name.
+TEST_CASE("sandbox: build tools in a virtual environment run inside, by name", "[sandbox]") {
+  temp_dir dir;
+  const fs::path venv = dir.path / "venv", python = dir.path / "python";
+  fs::create_directories(venv / "bin");
+  fs::create_directories(python / "bin");
+  fs::copy_file("/bin/sh", python / "bin" / "sh3");  // the "interpreter", outside the venv
+  fs::create_symlink(python / "bin" / "sh3", venv / "bin" / "python");
+  const fs::path tool = venv / "bin" / "mytool";
+  std::ofstream(tool) << "#!" << (venv / "bin" / "python").string() << "\necho tool-ran\n";
+  for (const fs::path& p : {dir.path, venv, venv / "bin", python, python / "bin"})
+    fs::permissions(p, fs::perms::owner_all | fs::perms::group_exec | fs::perms::others_exec |
+                           fs::perms::group_read | fs::perms::others_read);
+  fs::permissions(tool, fs::perms::owner_all | fs::perms::others_read | fs::perms::others_exec |
+                            fs::perms::group_read | fs::perms::group_exec);
+
+  const grader::tool_view view = grader::show_tools({tool.string(), "/usr/bin/env"}, {});
+  CHECK(view.folders == std::vector<fs::path>{venv, python});  // /usr is shown anyway
+  CHECK(view.path == (venv / "bin").string() + ":/usr/bin:/bin");
+  // A prefix that holds something hidden narrows to the program's own folder.
+  CHECK(grader::show_tools({tool.string()}, {venv / "secret"}).folders ==
+        std::vector<fs::path>{venv / "bin", python});
+  CHECK(grader::show_tools({tool.string()}, {venv / "bin" / "secret"}).folders ==
+        std::vector<fs::path>{python});
+
+  const auto level = level_to_test();
+  if (!level) return;
+  auto run_inside = [&](bool with_view) {
+    grader::confinement spec;
+    grader::scratch_folder tmp;
+    if (*level == grader::isolation::restricted) spec.tmp = tmp.path();
+    if (with_view) {
+      spec.read_only = view.folders;
+      spec.env = {"PATH=" + view.path};
+    }
+    auto argv = grader::confine_command(*level, spec);
+    argv.push_back("mytool");
+    grader::run_options opts;
+    opts.timeout = std::chrono::seconds(20);
+    return grader::run_process(argv, opts);
+  };
+  INFO(grader::to_string(*level));
+  const grader::run_result shown = run_inside(true);
+  INFO(shown.output);
+  CHECK(shown.ok());
+  CHECK_THAT(shown.output, Catch::Contains("tool-ran"));
+  CHECK_FALSE(run_inside(false).ok());  // the test can fail: by default it is not there
+}

@@ -4,8 +4,12 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
+#include <fstream>
 #include <mutex>
+#include <set>
+#include <sstream>
 
 #include "grader/base/files.hpp"
 #include "grader/base/subprocess.hpp"
@@ -33,6 +37,77 @@ std::string probe(isolation level) {
 }
 
 }  // namespace
+
+namespace {
+
+// Inside a folder that every level shows (bwrap's --ro-bind list, grader-confine's
+// Landlock rules): nothing more to show.
+bool shown_anyway(const fs::path& p) {
+  for (const char* root : {"/usr", "/bin", "/lib", "/lib64", "/lib32"}) {
+    const auto rel = p.lexically_relative(root);
+    if (!rel.empty() && *rel.begin() != "..") return true;
+  }
+  return false;
+}
+
+bool holds(const fs::path& folder, const fs::path& p) {
+  const auto rel = p.lexically_relative(folder);
+  return !rel.empty() && *rel.begin() != "..";
+}
+
+// A script's interpreter: "#!/path/python3 -E" or "#!/usr/bin/env python3".
+std::string interpreter_of(const fs::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  char head[2] = {};
+  if (!in.read(head, 2) || head[0] != '#' || head[1] != '!') return {};
+  std::string line;
+  std::getline(in, line);
+  std::istringstream words(line);
+  std::string first, second;
+  words >> first >> second;
+  if (fs::path(first).filename() == "env" && !second.empty()) return find_program(second);
+  return first;
+}
+
+}  // namespace
+
+tool_view show_tools(const std::vector<std::string>& programs, const std::vector<fs::path>& hidden) {
+  tool_view view;
+  std::vector<std::string> bins;
+  std::set<fs::path> seen;
+  auto show = [&](const fs::path& folder) {
+    if (folder.empty() || folder == "/" || shown_anyway(folder)) return;
+    if (std::find(view.folders.begin(), view.folders.end(), folder) == view.folders.end())
+      view.folders.push_back(folder);
+  };
+  auto reveals = [&](const fs::path& folder) {
+    return std::any_of(hidden.begin(), hidden.end(), [&](const fs::path& h) {
+      return folder == h || holds(folder, h) || folder == fs::path("/");
+    });
+  };
+  // A program, the file it links to, and its interpreter (a few levels: env -> python).
+  auto visit = [&](auto&& self, const fs::path& program, int depth) -> void {
+    if (program.empty() || depth > 3 || !seen.insert(program).second) return;
+    std::error_code ec;
+    const fs::path real = fs::canonical(program, ec);
+    for (const fs::path& p : {program, ec ? program : real}) {
+      const fs::path bin = p.parent_path();
+      const fs::path prefix = bin.filename() == "bin" ? bin.parent_path() : bin;
+      show(!reveals(prefix) ? prefix : !reveals(bin) ? bin : fs::path());
+    }
+    const std::string bin = program.parent_path().string();
+    if (!shown_anyway(program) && std::find(bins.begin(), bins.end(), bin) == bins.end())
+      bins.push_back(bin);
+    self(self, interpreter_of(ec ? program : real), depth + 1);
+  };
+  for (const std::string& p : programs) {
+    const std::string found = find_program(p);  // a bare name is looked up on PATH
+    if (!found.empty()) visit(visit, fs::path(found).lexically_normal(), 0);
+  }
+  for (const std::string& b : bins) view.path += b + ":";
+  view.path += "/usr/bin:/bin";
+  return view;
+}
 
 std::string_view to_string(isolation level) {
   switch (level) {

@@ -8,6 +8,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -104,21 +105,24 @@ bool executable_file(const std::string& path) {
 
 }  // namespace
 
-bool on_path(const std::string& program) {
-  if (program.empty()) return false;
-  if (program.find('/') != std::string::npos) return executable_file(program);
+std::string find_program(const std::string& program) {
+  if (program.empty()) return {};
+  if (program.find('/') != std::string::npos) return executable_file(program) ? program : "";
   const char* path = std::getenv("PATH");
-  if (!path) return false;
+  if (!path) return {};
   std::string p(path);
   for (size_t start = 0; start <= p.size();) {
     size_t end = p.find(':', start);
     if (end == std::string::npos) end = p.size();
     const std::string dir = p.substr(start, end - start);
-    if (!dir.empty() && executable_file(dir + "/" + program)) return true;
+    if (!dir.empty() && executable_file(dir + "/" + program))
+      return std::filesystem::absolute(dir + "/" + program).lexically_normal().string();
     start = end + 1;
   }
-  return false;
+  return {};
 }
+
+bool on_path(const std::string& program) { return !find_program(program).empty(); }
 
 run_result run_process(const std::vector<std::string>& argv, const run_options& options) {
   using clock = std::chrono::steady_clock;
@@ -266,6 +270,7 @@ run_result run_process(const std::vector<std::string>& argv, const run_options& 
     if ((options.max_memory || options.max_processes) && clock::now() >= next_memory_check) {
       next_memory_check = clock::now() + std::chrono::milliseconds(50);
       const usage u = tree_usage(pid);
+      r.peak_memory = std::max(r.peak_memory, u.resident);
       if (options.max_memory && u.resident > options.max_memory) {
         r.memory_exceeded = true;
         r.memory_cap = options.max_memory;

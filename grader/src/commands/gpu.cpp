@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <set>
 #include <thread>
 
@@ -10,6 +11,7 @@
 #include "grader/base/error.hpp"
 #include "grader/base/files.hpp"
 #include "grader/base/i18n.hpp"
+#include "grader/base/sandbox.hpp"
 #include "grader/base/subprocess.hpp"
 #include "grader/pipeline/build.hpp"
 #include "grader/pipeline/run.hpp"
@@ -59,10 +61,13 @@ std::string size_of(const nlohmann::json& j) {
 }
 
 // The timing program's JSON lines, by kernel and size.
-std::vector<nlohmann::json> bench_lines(const fs::path& binary, std::string* error) {
+std::vector<nlohmann::json> bench_lines(const fs::path& binary, std::string* error,
+                                        std::uint64_t* peak) {
   run_options opts;
   opts.timeout = std::chrono::minutes(5);
+  opts.max_memory = kGpuProcessMemory;
   const run_result r = run_process({binary.string()}, opts);
+  if (peak) *peak = r.peak_memory;
   if (!r.ok()) *error = fmt::format("{}: {}", binary.filename().string(), r.describe());
   std::vector<nlohmann::json> out;
   for (std::string_view line : split_lines(r.output)) {
@@ -98,6 +103,43 @@ void require_gpu() {
     throw cannot_grade("--gpu needs an NVIDIA GPU (nvidia-smi found none)");
 }
 
+gpu_check gpu_check_of(const std::string& item, const tag_run& run, lang l) {
+  gpu_check check{item, "", "", run.process.peak_memory};
+  const run_result& p = run.process;
+  const bool limit = p.timed_out || p.memory_exceeded || p.output_exceeded ||
+                     p.processes_exceeded || p.spawn_failed;
+  const auto failed = std::find_if(run.records.begin(), run.records.end(), [](const auto& r) {
+    return !r.passed && !r.failures.empty();
+  });
+  if (failed != run.records.end()) {  // a test's own verdict, whatever stopped it later
+    const test_failure& f = failed->failures.front();
+    check.status = "fail";
+    check.feedback = fmt::format("'{}': {}", failed->name, f.message.empty() ? f.expanded : f.message);
+    for (const auto& info : f.info)
+      if (!::course::protocol::is_seed_line(info) && !info.empty())
+        check.feedback += "; " + (::course::protocol::is_cause_line(info)
+                                      ? info.substr(::course::protocol::cause_prefix.size())
+                                      : info);
+  } else if (limit) {
+    // A limit stopped it before a test failed: the GPU gave no verdict, and the report
+    // says which limit (never "GPU fail", never a disagreement with the emulator).
+    check.status = "error";
+    check.feedback = trf(l, "GPU 上没能判定：{}", "not judged on the GPU: {}", p.describe());
+  } else if (run.records.empty() && p.ok()) {
+    // No record from a process that exited cleanly: every test of the item is
+    // [emulator]-only.
+    check.status = "emulator-only";
+    check.feedback =
+        tr(l, "只在模拟器上检查（需要计数器）", "checked on the emulator only (it needs counters)");
+  } else if (run.passed()) {
+    check.status = "pass";
+  } else {  // the student's code crashed the process, or it exited with an error
+    check.status = "fail";
+    check.feedback = p.describe();
+  }
+  return check;
+}
+
 gpu_section grade_gpu(const course& c, const manifest& m, const grade_request& req) {
   require_gpu();
   gpu_section g;
@@ -127,9 +169,14 @@ gpu_section grade_gpu(const course& c, const manifest& m, const grade_request& r
   const std::string bench = m.lesson + "_gpu_bench", bench_solution = bench + "_solution";
   // Beside the emulator's tree (--build-dir moves both); nvcc builds take longer.
   const fs::path dir = tree_of(c, m, req).string() + "-gpu";
+  // nvcc compiles the student's code confined, as the emulator's build does.
+  const isolation confined =
+      req.confine_build ? req.sandbox.value_or(strongest_isolation()) : isolation::none;
   grading_tree tree(c, m, dir,
                     tree_options{{"-DCOURSE_CUDA=ON", "-DCMAKE_CUDA_ARCHITECTURES=" + g.arch,
-                                  "-DCMAKE_CUDA_COMPILER=" + nvcc}});
+                                  "-DCMAKE_CUDA_COMPILER=" + nvcc},
+                                 false,
+                                 confined});
   const build_result built =
       tree.build(files, std::max<std::chrono::seconds>(req.build_timeout, std::chrono::minutes(10)),
                  {bench, bench_solution});
@@ -161,36 +208,11 @@ gpu_section grade_gpu(const course& c, const manifest& m, const grade_request& r
   process_runner gpu_runner;
   run_limits limits;
   limits.timeout = std::max<std::chrono::milliseconds>(req.test_timeout, std::chrono::seconds(30));
+  limits.max_memory = kGpuProcessMemory;  // one process at a time: its own, not a share
   const auto runs = run_all(gpu_runner, jobs, req.seed, limits, 1);
   const size_t first_check = g.checks.size();
   for (size_t i = 0; i < runs.size(); ++i) {
-    const tag_run& run = runs[i];
-    gpu_check check{job_items[i]->id, "", ""};
-    // No record from a process that exited cleanly: every test of the item is
-    // [emulator]-only. Anything else with no record is a failure to run.
-    if (run.records.empty() && run.process.ok()) {
-      check.status = "emulator-only";
-      check.feedback = tr(l, "只在模拟器上检查（需要计数器）",
-                          "checked on the emulator only (it needs counters)");
-    } else if (run.passed()) {
-      check.status = "pass";
-    } else {
-      check.status = run.process.timed_out || run.process.term_signal ? "error" : "fail";
-      for (const auto& r : run.records)
-        if (!r.passed && !r.failures.empty()) {
-          const test_failure& f = r.failures.front();
-          check.feedback =
-              fmt::format("'{}': {}", r.name, f.message.empty() ? f.expanded : f.message);
-          for (const auto& info : f.info)
-            if (!::course::protocol::is_seed_line(info) && !info.empty())
-              check.feedback += "; " + (::course::protocol::is_cause_line(info)
-                                            ? info.substr(::course::protocol::cause_prefix.size())
-                                            : info);
-          break;
-        }
-      if (check.feedback.empty()) check.feedback = run.process.describe();
-    }
-    g.checks.push_back(std::move(check));
+    g.checks.push_back(gpu_check_of(job_items[i]->id, runs[i], l));
   }
 
   // Right by luck is not right: a race that did not bite this time, a stray access that
@@ -231,12 +253,12 @@ gpu_section grade_gpu(const course& c, const manifest& m, const grade_request& r
     return g;
   }
   std::string error;
-  const auto mine = bench_lines(dir / "bin" / bench, &error);
+  const auto mine = bench_lines(dir / "bin" / bench, &error, &g.bench_peak_bytes);
   if (!error.empty()) g.messages.push_back(error);
   std::vector<nlohmann::json> theirs;
   if (built.extras.count(bench_solution) && built.extras.at(bench_solution)) {
     std::string e2;
-    theirs = bench_lines(dir / "bin" / bench_solution, &e2);
+    theirs = bench_lines(dir / "bin" / bench_solution, &e2, nullptr);
   } else if (!fs::exists(c.solutions_dir(m.lesson))) {
     g.messages.push_back(tr(l, "与参考解的计时比较：学生版中不提供（没有参考解）。",
                             "Timings against the reference solution: not available in a student "
@@ -262,7 +284,7 @@ gpu_section grade_gpu(const course& c, const manifest& m, const grade_request& r
 std::vector<std::string> disagreements(const gpu_section& g, const report& emulated) {
   std::vector<std::string> out;
   for (const gpu_check& c : g.checks) {
-    if (c.status == "emulator-only") continue;
+    if (c.status != "pass" && c.status != "fail") continue;  // the GPU gave no verdict
     for (const unit_report& u : emulated.units)
       for (const item_result& it : u.items)
         if (it.id == c.item && (it.status == item_status::pass) != (c.status == "pass"))
@@ -275,7 +297,10 @@ std::vector<std::string> disagreements(const gpu_section& g, const report& emula
 nlohmann::json to_json(const gpu_section& g) {
   nlohmann::json checks = nlohmann::json::array(), timings = nlohmann::json::array();
   for (const auto& c : g.checks)
-    checks.push_back({{"item", c.item}, {"status", c.status}, {"feedback", c.feedback}});
+    checks.push_back({{"item", c.item},
+                      {"status", c.status},
+                      {"feedback", c.feedback},
+                      {"peak_mib", c.peak_bytes >> 20}});
   for (const auto& t : g.timings)
     timings.push_back({{"kernel", t.kernel},
                        {"size", t.size},
@@ -285,7 +310,8 @@ nlohmann::json to_json(const gpu_section& g) {
                        {"baseline", t.baseline},
                        {"baseline_ms", t.baseline_ms}});
   return {{"device", g.device}, {"arch", g.arch},         {"checks", checks},
-          {"timings", timings}, {"messages", g.messages}, {"disagreements", g.disagreements}};
+          {"timings", timings}, {"messages", g.messages}, {"disagreements", g.disagreements},
+          {"bench_peak_mib", g.bench_peak_bytes >> 20}};
 }
 
 std::string render_text(const gpu_section& g, lang l) {
@@ -300,6 +326,7 @@ std::string render_text(const gpu_section& g, lang l) {
     out += fmt::format("  {} {}  {}{}\n",
                        c.status == "pass"            ? "✓"
                        : c.status == "emulator-only" ? "-"
+                       : c.status == "error"         ? "!"
                                                      : "✗",
                        c.item, c.status, c.feedback.empty() ? "" : ": " + c.feedback);
   if (!g.timings.empty()) {

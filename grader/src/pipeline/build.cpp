@@ -20,6 +20,18 @@ namespace fs = std::filesystem;
 namespace grader {
 namespace {
 
+// One entry of a configured tree's CMakeCache.txt ("NAME:TYPE=value"), or "".
+std::string cache_value(const fs::path& cache, const std::string& name) {
+  std::error_code ec;
+  if (!fs::exists(cache, ec)) return {};
+  for (std::string_view line : split_lines(read_text(cache)))
+    if (line.starts_with(name + ":")) {
+      const auto eq = line.find('=');
+      if (eq != std::string_view::npos) return std::string(line.substr(eq + 1));
+    }
+  return {};
+}
+
 std::string first_error_line(const std::string& output) {
   for (std::string_view line : split_lines(output))
     if (line.find("Error") != std::string_view::npos ||
@@ -111,9 +123,12 @@ build_result grading_tree::build(const std::map<std::string, fs::path>& files,
                                  std::chrono::seconds timeout,
                                  const std::vector<std::string>& extra_targets) {
   const auto start = std::chrono::steady_clock::now();
-  if (!on_path("cmake"))
+  // By their full paths: the confined build sees another PATH (build tools in a Python
+  // virtual environment, as on the course's GPU machines, are shown to it by show_tools).
+  const std::string cmake = find_program("cmake"), ninja_program = find_program("ninja");
+  if (cmake.empty())
     throw cannot_grade("cmake not found: run .ci/install-deps (or apt-get install cmake)");
-  const bool ninja = on_path("ninja");
+  const bool ninja = !ninja_program.empty();
 
   // Only the code files are compiled; answers files are graded elsewhere.
   std::map<std::string, fs::path> code;
@@ -137,7 +152,7 @@ build_result grading_tree::build(const std::map<std::string, fs::path>& files,
   run_options opts;
   opts.timeout = std::max<std::chrono::milliseconds>(timeout, std::chrono::minutes(10));
   opts.max_memory = 6ull << 30;  // the whole build: two compilers at once, linkers, ninja
-  std::vector<std::string> cmd = {"cmake",
+  std::vector<std::string> cmd = {cmake,
                                   "-S",
                                   course_.root.string(),
                                   "-B",
@@ -202,6 +217,18 @@ build_result grading_tree::build(const std::map<std::string, fs::path>& files,
   compiler.tmp_bytes = 512ull << 20;
   compiler.open_files = 1024;
   compiler.keep_uid = true;  // restricted, as root: the tree is root's to write
+  {  // the build tool, CMake (ninja runs `cmake -E`) and the compilers CMake chose
+    std::vector<std::string> tools = {cmake, ninja_program};
+    for (const char* name :
+         {"CMAKE_COMMAND", "CMAKE_MAKE_PROGRAM", "CMAKE_C_COMPILER", "CMAKE_CXX_COMPILER",
+          "CMAKE_CUDA_COMPILER", "CMAKE_CUDA_HOST_COMPILER"})
+      tools.push_back(cache_value(dir_ / "CMakeCache.txt", name));
+    std::vector<fs::path> hidden = {course_.root};
+    if (const char* home = std::getenv("HOME"); home && *home) hidden.emplace_back(home);
+    const tool_view view = show_tools(tools, hidden);
+    compiler.read_only.insert(compiler.read_only.end(), view.folders.begin(), view.folders.end());
+    compiler.env.push_back("PATH=" + view.path);
+  }
   auto build_targets = [&](const std::vector<std::string>& targets) {
     const auto left = std::max(std::chrono::duration_cast<std::chrono::milliseconds>(
                                    deadline - std::chrono::steady_clock::now()),
@@ -216,8 +243,8 @@ build_result grading_tree::build(const std::map<std::string, fs::path>& files,
     o.inherit_env = false;   // the compiler can print what it reads (/proc/self/environ)
     o.max_processes = 1024;  // ninja, compiler drivers, cc1plus, as, ld: far fewer
     std::vector<std::string> cmd =
-        ninja ? std::vector<std::string>{"ninja", "-C", dir_.string(), "-k", "0"}
-              : std::vector<std::string>{"cmake", "--build", dir_.string(), "--target"};
+        ninja ? std::vector<std::string>{ninja_program, "-C", dir_.string(), "-k", "0"}
+              : std::vector<std::string>{cmake, "--build", dir_.string(), "--target"};
     cmd.insert(cmd.end(), targets.begin(), targets.end());
     if (!ninja) cmd.insert(cmd.end(), {"--", "-k"});
     if (options_.confinement != isolation::none) {

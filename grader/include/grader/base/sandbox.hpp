@@ -50,6 +50,19 @@ std::vector<std::string> bwrap_command(const confinement& spec);
 // system's libraries, `read_only` and `writable`, and nothing else.
 std::vector<std::string> restricted_command(const confinement& spec);
 
+// What a sandbox must show for build tools found outside /usr (ninja and cmake in a Python
+// virtual environment, a toolkit under /opt) to run in it. For each program (an absolute
+// path): the folder above its bin/, the same for the file a link leads to, and for a
+// script's interpreter (#!). Folders every level shows anyway (/usr, /bin, /lib) are left
+// out; one that holds a path of `hidden` (the course and its solutions) narrows to the
+// program's own folder, or is left out when that holds one too.
+struct tool_view {
+  std::vector<std::filesystem::path> folders;  // to show read-only
+  std::string path;  // PATH inside: the programs' folders first, then /usr/bin:/bin
+};
+tool_view show_tools(const std::vector<std::string>& programs,
+                     const std::vector<std::filesystem::path>& hidden);
+
 // The prefix for `level`: bwrap_command, restricted_command, or nothing for none.
 std::vector<std::string> confine_command(isolation level, const confinement& spec);
 

@@ -20,6 +20,9 @@ struct run_result {
   bool memory_exceeded = false;     // its processes held more than max_memory: stopped
   bool processes_exceeded = false;  // it had more than max_processes at once: stopped
   std::uint64_t memory_cap = 0;     // the max_memory it ran under (told by describe())
+  // The most resident bytes its tree held when sampled (every 50 ms, while a memory or
+  // process limit watches it; 0 otherwise): what a limit is set from (docs/measurements).
+  std::uint64_t peak_memory = 0;
   std::string output;               // stdout and stderr, interleaved, capped at max_output
   std::string records;              // what it wrote to fd 3 (options.records_fd), read live
   double seconds = 0;
@@ -58,5 +61,7 @@ run_result run_process(const std::vector<std::string>& argv, const run_options& 
 
 // True when `program` is on PATH (or is a path to an executable file).
 bool on_path(const std::string& program);
+// Where PATH finds `program`, as an absolute path (a path given is kept); "" if nowhere.
+std::string find_program(const std::string& program);
 
 }  // namespace grader

@@ -6,18 +6,23 @@
 #pragma once
 
 #include <nlohmann/json.hpp>
+#include <cstdint>
 #include <string>
 #include <vector>
 
 #include "grader/pipeline/grade.hpp"
+#include "grader/pipeline/run.hpp"
 #include "grader/lesson/manifest.hpp"
 
 namespace grader {
 
 struct gpu_check {
   std::string item;
-  std::string status;  // pass, fail, error, emulator-only
+  // pass, fail: the GPU judged. error: it could not judge (a limit, a crash, no build),
+  // which is never a verdict, nor a disagreement with the emulator. emulator-only.
+  std::string status;
   std::string feedback;
+  std::uint64_t peak_bytes = 0;  // the test process's most resident memory (sampled)
 };
 
 struct gpu_timing {
@@ -32,14 +37,25 @@ struct gpu_section {
   std::vector<gpu_check> checks;
   std::vector<gpu_timing> timings;
   std::vector<std::string> messages;  // build errors, missing timings
+  std::uint64_t bench_peak_bytes = 0;  // the timing program's most resident memory
   // Items whose correctness verdict on the GPU differs from the emulator's (same seed):
   // "flash.correct: emulator pass, GPU fail". Empty when they agree.
   std::vector<std::string> disagreements;
 };
 
-// Compares each GPU check (pass, fail or error) with the same item in the emulated
-// report: either passes, or neither does.
+// Resident memory a GPU process may hold: a CUDA context, cuBLAS and the tests' host
+// buffers, measured on an H200 (docs/measurements/2026-12-03-h200-gpu-fresh/).
+inline constexpr std::uint64_t kGpuProcessMemory = 8ull << 30;
+
+// Compares each GPU verdict (pass or fail) with the same item in the emulated report:
+// either passes, or neither does. A check the GPU could not judge (error) is no verdict.
 std::vector<std::string> disagreements(const gpu_section& g, const report& emulated);
+
+// One item's GPU check from its test process: fail when a test failed (its first
+// failure, with the cause lines), error when a limit stopped it before any failed (the
+// limit named), emulator-only when no test of it runs on a GPU, else pass; a crash or
+// an error exit without a failed test is a fail.
+gpu_check gpu_check_of(const std::string& item, const tag_run& run, lang l);
 
 // compute-sanitizer's first report in a process's output, headline and place on one
 // line ("Invalid __global__ read of size 4 bytes at k(float*)+0x30 in f.cu:31"), or "".

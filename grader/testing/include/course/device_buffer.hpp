@@ -24,4 +24,11 @@ struct device_buffer {
     cudaMemcpy(host.data(), ptr, n * sizeof(T), cudaMemcpyDeviceToHost);
     return host;
   }
+  // Elements [first, first + count): a large output checked piece by piece, so the
+  // test's host memory stays small (a GPU process's memory limit, docs/grader.md).
+  std::vector<T> download(size_t first, size_t count) const {
+    std::vector<T> host(count);
+    cudaMemcpy(host.data(), ptr + first, count * sizeof(T), cudaMemcpyDeviceToHost);
+    return host;
+  }
 };

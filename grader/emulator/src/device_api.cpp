@@ -4,22 +4,27 @@
 
 #include <cstring>
 
+#include "internal.hpp"
+
 namespace cuda_emu::detail {
 
-extern size_t g_dynamic_shared_limit;  // src/scheduler.cpp
+extern size_t g_dynamic_shared_limit;  // src/limits.cpp
+extern bool g_dynamic_shared_opted_in;
 
 cudaError_t func_set_attribute(cudaFuncAttribute attr, int value) {
   switch (attr) {
     case cudaFuncAttributeMaxDynamicSharedMemorySize:
       if (value < 0 || static_cast<size_t>(value) > kMaxDynamicSharedBytes)
-        return cudaErrorInvalidValue;
+        return emu.last_error = cudaErrorInvalidValue;  // cudaGetLastError gives it too
+      g_dynamic_shared_opted_in = true;
       if (static_cast<size_t>(value) > g_dynamic_shared_limit)
         g_dynamic_shared_limit = static_cast<size_t>(value);
       return cudaSuccess;
     case cudaFuncAttributePreferredSharedMemoryCarveout:
-      return value < -1 || value > 100 ? cudaErrorInvalidValue : cudaSuccess;
+      if (value < -1 || value > 100) return emu.last_error = cudaErrorInvalidValue;
+      return cudaSuccess;
   }
-  return cudaErrorInvalidValue;
+  return emu.last_error = cudaErrorInvalidValue;
 }
 
 cudaError_t copy_symbol(void* dst, const void* src, size_t bytes, cudaMemcpyKind) {

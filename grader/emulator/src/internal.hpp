@@ -99,7 +99,8 @@ struct shadow_word {  // racecheck state of one shared-memory word
   bool many_readers;
 };
 
-enum class abort_reason { none, memcheck, synccheck, timeout, exception };
+// config: the launch broke a resource limit once running (its static shared memory).
+enum class abort_reason { none, memcheck, synccheck, timeout, exception, config };
 
 struct machine {
   // Device memory: one reserved range, bump-allocated with red zones, never reused.
@@ -197,6 +198,19 @@ struct memory_snapshot {
 memory_snapshot snapshot_device_memory();
 // "" or the report: which allocation changed where no instrumented store wrote.
 std::string unseen_writes(const memory_snapshot& before, const std::string& kernel);
+
+// sm_90 resource limits (src/limits.cpp). check_launch_limits() is called at each launch,
+// before any thread runs; it also starts the launch's count of static shared memory.
+struct limit_problem {
+  cudaError_t error = cudaSuccess;
+  std::string text;  // the report: the limit, the figure, what to do
+};
+limit_problem check_launch_limits(const launch_config& config, const std::string& kernel);
+// After a launch's first block: "" or why its static shared memory, counting the
+// namespace-scope arrays the block touched, is over a limit.
+std::string file_shared_problem();
+void reset_function_attributes();  // cudaDeviceReset(): no kernel opted in to more shared memory
+std::string grouped(uint64_t v);   // 49280 -> "49,280"
 
 // Memory.
 void init_memory();

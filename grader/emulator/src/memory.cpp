@@ -315,6 +315,7 @@ cudaError_t cudaDeviceReset() {
   for (auto& al : emu.allocations)
     if (al.live) cudaFree(reinterpret_cast<void*>(al.base));
   emu.sticky_error = emu.last_error = cudaSuccess;
+  reset_function_attributes();  // a new context: no kernel has opted in to more shared memory
   return cudaSuccess;
 }
 

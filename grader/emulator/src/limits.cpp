@@ -27,7 +27,7 @@ namespace {
 // have declared so far (by address, each counted once).
 size_t g_launch_dynamic = 0;
 size_t g_launch_static = 0;
-std::vector<const void*> g_launch_arrays;
+std::vector<uintptr_t> g_launch_arrays;
 
 }  // namespace
 
@@ -134,7 +134,7 @@ std::vector<std::pair<uintptr_t, size_t>>& file_shared() {
   return arrays;
 }
 
-bool note_file_shared(const void* array, size_t bytes) {
+bool note_file_shared(const volatile void* array, size_t bytes) {
   file_shared().push_back({reinterpret_cast<uintptr_t>(array), bytes});
   return true;
 }
@@ -165,11 +165,12 @@ std::string file_shared_problem() {
 // by every thread that reaches it. On a GPU the sizes are known before the launch; here
 // they are known when the first thread declares them, so an over-limit launch stops
 // there: its results are discarded with the error, as if it had not run.
-void note_static_shared(const void* array, size_t bytes) {
+void note_static_shared(const volatile void* array, size_t bytes) {
   if (!emu.in_kernel) return;
-  for (const void* seen : g_launch_arrays)
-    if (seen == array) return;
-  g_launch_arrays.push_back(array);
+  const uintptr_t at = reinterpret_cast<uintptr_t>(array);
+  for (const uintptr_t seen : g_launch_arrays)
+    if (seen == at) return;
+  g_launch_arrays.push_back(at);
   g_launch_static += bytes;
   emu.in_kernel = false;  // the message builds strings
   const std::string why = shared_problem(g_launch_static, g_launch_dynamic);

@@ -27,10 +27,10 @@ constexpr unsigned kMaxGridDimX = 2147483647u, kMaxGridDimYZ = 65535;
 namespace detail {
 // The rewrite calls this after each static __shared__ declaration in a function: the
 // launch sums the arrays its threads declare and fails past a shared-memory limit.
-void note_static_shared(const void* array, size_t bytes);
+void note_static_shared(const volatile void* array, size_t bytes);
 // And after each one at namespace scope, once, at start-up: a launch counts it when its
 // first block touches it. Returns true.
-bool note_file_shared(const void* array, size_t bytes);
+bool note_file_shared(const volatile void* array, size_t bytes);
 void* template_shared(size_t bytes, size_t align);  // a slot for the process's lifetime
 // The storage of one __shared__ declaration of a template kernel (Tag: a lambda
 // type, unique per declaration and instantiation), placed in the shared section.

@@ -727,3 +727,134 @@ TEST_CASE("the lesson13 key: never materialising S, in other constructions", "[c
     CHECK(g.points == Approx(g.max_points));
   }
 }
+
+// ==== magnitudes and lists of terms (issue 21, classes 4 and 5)
+// ==========================================================================================
+
+TEST_CASE("a {ratio} alternative matches a stated magnitude, negated like any word",
+          "[claims]") {
+  const claim big = make_claim({{"shared memory", "共享内存"}, {"{ratio>=50}"}});
+  const claim same = make_claim({{"shared memory", "共享内存"}, {"hbm"}, {"{ratio<2}"}});
+  CHECK(status("Shared memory has thousands of times HBM's bandwidth.", big) ==
+        claim_status::stated);
+  CHECK(status("共享内存的带宽是 HBM 的几千倍。", big) == claim_status::stated);
+  CHECK(status("共享内存比 HBM 快两个数量级。", big) == claim_status::stated);
+  CHECK(status("Shared memory is about 10× faster than HBM.", big) == claim_status::absent);
+  CHECK(status("共享内存比 HBM 高一个数量级。", big) == claim_status::absent);
+  CHECK(status("共享内存带宽是 HBM 的几十倍。", big) == claim_status::absent);  // [20, 90]
+  CHECK(status("Shared memory is not 1000× faster, more like 10×.", big) == claim_status::denied);
+  CHECK(status("Each element is read 4096 times from shared memory.", big) ==
+        claim_status::absent);  // a count, not a magnitude
+  CHECK(status("Shared memory and HBM are the same order of magnitude.", same) ==
+        claim_status::stated);
+  CHECK(status("共享内存和 HBM 的带宽在同一数量级。", same) == claim_status::stated);
+  CHECK(status("Shared memory is only 10% faster than HBM.", same) == claim_status::stated);
+  CHECK(status("Shared memory and HBM are not the same order of magnitude.", same) ==
+        claim_status::denied);
+  CHECK(status("共享内存和 HBM 根本不是一个数量级。", same) == claim_status::denied);
+  CHECK(status("Shared memory is an order of magnitude faster than HBM.", same) ==
+        claim_status::absent);
+  CHECK_THROWS_AS(make_claim({{"{ratio=10}"}}), std::invalid_argument);
+  CHECK_THROWS_AS(make_claim({{"{ratio>=x}"}}), std::invalid_argument);
+  CHECK_THROWS_AS(make_claim({{"{ratio>=0.5}"}}), std::invalid_argument);  // factors are >= 1
+}
+
+TEST_CASE("lesson13: bandwidth misconceptions as comparisons and magnitudes raise their veto",
+          "[claims]") {
+  for (const std::string text : {
+           "Shared memory and HBM are both DRAM, the same order of bandwidth.",
+           "Shared memory and HBM are both DRAM.",
+           "Shared memory is off-chip DRAM like HBM, so tiling only saves a little.",
+           "Staging tiles pays off because shared memory has thousands of times HBM's bandwidth.",
+           "Shared memory is about a thousand times faster than HBM.",
+           "Shared memory bandwidth is only 10% higher than HBM's.",
+           "共享内存和 HBM 都是 DRAM，带宽同一数量级。",
+           "共享内存也是片外的 DRAM，跟 HBM 差不多。",
+           "共享内存的带宽是 HBM 的几千倍。",
+           "共享内存比 HBM 快上千倍，所以 tiling 很有用。",
+           "共享内存和 HBM 的带宽是一个数量级的。",
+       }) {
+    INFO(text);
+    CHECK(ids(grade_part("q2.h", text).vetoes) == std::set<std::string>{"hbm-smem-bandwidth"});
+  }
+  for (const std::string text : {
+           "Shared memory is about 10× faster than HBM.",
+           "Shared memory has roughly an order of magnitude more bandwidth than HBM.",
+           "Shared memory and registers are both on-chip; HBM is off-chip DRAM.",
+           "Shared memory is on-chip SRAM, while HBM is off-chip DRAM.",
+           "The FLOPs are the same; the tiles in shared memory only cut the HBM traffic.",
+           "Shared memory and HBM are not the same order of magnitude: SRAM is about 10x faster.",
+           "Without tiling each element is read from HBM 4096 times, with shared-memory tiles 128 times.",
+           "共享内存带宽比 HBM 高一个数量级，约 10 倍。",
+           "共享内存和寄存器都在片上，HBM 在片外。",
+           "共享内存是片上 SRAM，HBM 是片外 DRAM，带宽差一个数量级。",
+           "SRAM 和 HBM 的带宽根本不是一个数量级。",
+           "分块后共享内存复用数据，FLOPs 相同，HBM 读取次数少 32 倍。",
+           "FA 把 tile 放进 SRAM，S 从来不落到 HBM，FLOPs 跟原来一样。",  // the same FLOPs
+           "Tiles stay in SRAM and never go to HBM, and the FLOPs are the same.",
+       }) {
+    INFO(text);
+    CHECK(grade_part("q2.h", text).vetoes.empty());
+  }
+}
+
+TEST_CASE("lesson13: 'simply concatenated' and 'apart from rounding' are the concat misconception",
+          "[claims]") {
+  for (const std::string text : {
+           "Per-block softmax results, simply concatenated, give the full-row softmax apart from "
+           "rounding.",
+           "The per-block softmax results are simply concatenated, apart from rounding.",
+           "Each block's softmax is just concatenated with the others.",
+           "每个块各自做 softmax 后直接拼接，除了舍入误差以外和整行一样。",
+           "分块 softmax 直接拼接就是整行 softmax。",
+           "各块的 softmax 简单拼接起来，只有舍入误差。",
+       }) {
+    INFO(text);
+    CHECK(ids(grade_part("q1.h", text).vetoes) ==
+          std::set<std::string>{"blockwise-softmax-concat"});
+  }
+  for (const std::string text : {
+           "FlashAttention doesn't simply concatenate per-block softmaxes; it rescales the old "
+           "blocks by exp(m_old - m_new).",
+           "You cannot just concatenate the blocks: each used its own max.",
+           "If you simply concatenated per-block softmaxes the rows would not sum to 1.",
+           "不能把每块的 softmax 直接拼接，因为每块的最大值不同。",
+           "如果直接拼接每块的 softmax，结果是错的。",
+           "直接拼接的各块和不为 1，要先按 exp(m_old − m_new) 重新缩放。",
+       }) {
+    INFO(text);
+    CHECK(grade_part("q1.h", text).vetoes.empty());
+  }
+}
+
+TEST_CASE("a list of terms states nothing: no points, no veto", "[claims]") {
+  CHECK(status("FLOPs, running max, concatenation", flops) == claim_status::absent);
+  CHECK(status("FLOPs reduced", flops) == claim_status::stated);  // a verb: a statement
+  const claim bottleneck = make_claim({{"带宽", "bandwidth"}, {"瓶颈", "bottleneck"}});
+  CHECK(status("- HBM 带宽瓶颈\n- N² 显存", bottleneck) == claim_status::absent);
+  CHECK(status("HBM bandwidth bottleneck; N² memory", bottleneck) == claim_status::absent);
+  CHECK(status("关键词：带宽瓶颈", bottleneck) == claim_status::absent);
+  CHECK(status("HBM 带宽是瓶颈。", bottleneck) == claim_status::stated);
+  CHECK(status("慢：HBM 带宽瓶颈", bottleneck) == claim_status::stated);  // a colon says "is"
+  CHECK(status("The bandwidth is the bottleneck.", bottleneck) == claim_status::stated);
+  const std::vector<std::pair<std::string, std::string>> lists = {
+      {"q1.h", "FLOPs, running max, concatenation"},
+      {"q1.h", "SRAM；HBM；带宽"},
+      {"q1.h", "- HBM 带宽瓶颈\n- N² 显存\n- 二次项\n- SRAM 分块"},
+      {"q1.h", "* HBM bandwidth bottleneck\n* N² memory\n* quadratic activation term\n* tiling"},
+      {"q1.h", "1. memory wall\n2. N² scores\n3. lesson 2 quadratic term"},
+      {"q1.h", "HBM bandwidth bottleneck\nN² score matrix\nquadratic activation term"},
+      {"q1.h", "FLOPs、running max、拼接"},
+      {"q2.h", "coalescing, strided addresses, sectors"},
+      {"q2.h", "- 合并访存\n- 相邻线程\n- 连续地址"},
+      {"q2.h", "SRAM / HBM / bandwidth gap"},
+      {"q3.e", "torch.compile; Triton; CUDA"},
+      {"q3.e", "- 难度\n- 性能\n- 灵活性"},
+  };
+  for (const auto& [id, answer] : lists) {
+    INFO(id << ": " << answer);
+    const part_grade g = grade_part(id, answer);
+    CHECK(g.points == 0);
+    CHECK(g.vetoes.empty());
+  }
+}

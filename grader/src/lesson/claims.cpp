@@ -3,10 +3,12 @@
 #include "grader/lesson/claims.hpp"
 
 #include "grader/base/text.hpp"
+#include "grader/lesson/quantity.hpp"
 
 #include <algorithm>
 #include <array>
 #include <limits>
+#include <optional>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
@@ -290,6 +292,102 @@ bool has_cjk(std::string_view line) {
   return false;
 }
 
+// "{ratio>=50}", "{ratio<2}": an alternative that a magnitude meets (quantity.hpp's
+// find_magnitudes: "thousands of times", "10×", "同一数量级"). The whole of the magnitude's
+// [low, high] must meet it: "几十倍" ([20, 90]) is not "{ratio>=50}".
+struct ratio_condition {
+  enum op_t { ge, gt, le, lt } op = ge;
+  double bound = 0;
+  bool holds(const magnitude& m) const {
+    switch (op) {
+      case ge:
+        return m.low >= bound;
+      case gt:
+        return m.low > bound;
+      case le:
+        return m.high <= bound;
+      case lt:
+        return m.high < bound;
+    }
+    return false;
+  }
+};
+constexpr std::string_view ratio_prefix = "{ratio";
+
+std::optional<ratio_condition> parse_ratio(std::string_view alt) {
+  if (!alt.starts_with(ratio_prefix) || !alt.ends_with("}")) return std::nullopt;
+  std::string_view rest = alt.substr(ratio_prefix.size(), alt.size() - ratio_prefix.size() - 1);
+  ratio_condition c;
+  if (rest.starts_with(">=")) c.op = ratio_condition::ge, rest.remove_prefix(2);
+  else if (rest.starts_with("<=")) c.op = ratio_condition::le, rest.remove_prefix(2);
+  else if (rest.starts_with(">")) c.op = ratio_condition::gt, rest.remove_prefix(1);
+  else if (rest.starts_with("<")) c.op = ratio_condition::lt, rest.remove_prefix(1);
+  else return std::nullopt;
+  const std::string number(rest);
+  char* end = nullptr;
+  c.bound = std::strtod(number.c_str(), &end);
+  if (number.empty() || end != number.c_str() + number.size() || !(c.bound >= 1) ||
+      c.bound > 1e300)
+    return std::nullopt;
+  return c;
+}
+
+// Words that make a list item a statement rather than a term: verbs, comparisons,
+// negations, relations ("in SRAM"). A term is a name: "running max", "HBM 带宽瓶颈".
+constexpr std::array predicate_words{
+    "is",         "are",          "was",        "were",       "be",          "been",
+    "being",      "am",           "has",        "have",       "had",         "do",
+    "does",       "did",          "can",        "cannot",     "could",       "will",
+    "would",      "shall",        "should",     "may",        "might",       "must",
+    "need",       "needs",        "needed",     "it's",       "that's",      "there's",
+    "not",        "no",           "never",      "only",       "just",        "also",
+    "even",       "still",        "already",    "simply",     "directly",    "stay",
+    "stays",      "stayed",       "remain",     "remains",    "remained",    "become",
+    "becomes",    "became",       "get",        "gets",       "got",         "go",
+    "goes",       "went",         "make",       "makes",      "made",        "keep",
+    "keeps",      "kept",         "read",       "reads",      "write",       "writes",
+    "wrote",      "written",      "store",      "stores",     "stored",      "load",
+    "loads",      "loaded",       "fit",        "fits",       "drop",        "drops",
+    "dropped",    "reduce",       "reduces",    "reduced",    "lower",       "lowers",
+    "lowered",    "cut",          "cuts",       "save",       "saves",       "saved",
+    "grow",       "grows",        "grew",       "grown",      "scale",       "scales",
+    "scaled",     "avoid",        "avoids",     "avoided",    "use",         "uses",
+    "used",       "take",         "takes",      "took",       "mean",        "means",
+    "wait",       "waits",        "limit",      "limits",     "limited",     "bound",
+    "spend",      "spends",       "spent",      "dominate",   "dominates",   "dominated",
+    "move",       "moves",        "moved",      "hit",        "hits",        "merge",
+    "merges",     "merged",       "combine",    "combines",   "combined",    "match",
+    "matches",    "equal",        "equals",     "give",       "gives",       "gave",
+    "rescale",    "rescales",     "rescaled",   "concatenate", "concatenates", "concatenated",
+    "stitched",   "joined",       "appended",   "reuse",      "reuses",      "reused",
+    "stall",      "stalls",       "stalled",    "than",       "more",        "less",
+    "fewer",      "faster",       "slower",     "higher",     "larger",      "bigger",
+    "smaller",    "greater",      "same",       "unchanged",  "different",   "similar",
+    "comparable", "easy",         "easier",     "easiest",    "hard",        "harder",
+    "hardest",    "simple",       "simpler",    "difficult",  "fast",        "fastest",
+    "slow",       "slowest",      "high",       "highest",    "low",         "lowest",
+    "best",       "worst",        "better",     "worse",      "most",        "least",
+    "medium",     "moderate",     "flexible",   "inflexible", "full",        "fully",
+    "very",       "quite",        "too",        "good",       "poor",        "great",
+    "in",         "into",         "inside",     "on",         "from",        "to",
+    "through",    "via",          "per",        "by",         "with",        "without",
+    "instead",    "because",      "so",         "since",      "thus",        "therefore",
+    "apart",      "except",       "up",         "down",       "out",         "off"};
+// Chinese: characters that make a statement (是, 在, 不, 写, 快 ...), except inside the
+// names that hold them (显存, 最大值, 拼接, 高带宽内存 ...).
+constexpr std::string_view predicate_zh =
+    "是为有在要会能可把被让使将写读存放搬装留等降减增省变受占比随用算不没无未很更最太都也就才"
+    "了着过到成少多快慢高低大小远需缩避防保超给做从向经并已得而但却所因于由对错直只仅还再又必该";
+constexpr std::array term_words_zh{"显存",   "内存",   "缓存",   "存储",   "寄存器", "访存",
+                                   "最大值", "大小",   "多头",   "合并",   "拼接",   "缩放",
+                                   "高带宽", "共享",   "算子",   "计算量", "运算量", "浮点",
+                                   "数值",   "归一化", "对齐",   "并行",   "分块",   "块大小",
+                                   "融合",   "易用"};
+// A label that introduces a list of terms ("关键词：..."); any other colon makes a statement.
+constexpr std::array term_labels{"关键词", "关键字", "要点",      "关键点",    "术语",
+                                 "keywords", "keyword", "key words", "key terms", "terms",
+                                 "key points", "tags"};
+
 }  // namespace
 
 // ---- claims
@@ -306,6 +404,9 @@ claim make_claim(const std::vector<std::vector<std::string>>& groups) {
       normalise(a, n, nullptr);
       if (n.find_first_not_of(" \n$") == std::string::npos)
         throw std::invalid_argument("a claim has a blank pattern \"" + a + "\"");
+      if (n.starts_with(ratio_prefix) && !parse_ratio(n))
+        throw std::invalid_argument("a claim has a magnitude pattern it cannot read \"" + a +
+                                    "\" (write {ratio>=50}, {ratio<2})");
       alts.push_back(std::move(n));
     }
     c.groups.push_back(std::move(alts));
@@ -382,6 +483,7 @@ claim_text::claim_text(std::string_view text) {
   normalise(original_, norm_, &origin_);
   const std::string& s = norm_;
   const size_t n = s.size();
+  magnitudes_ = find_magnitudes(norm_);
 
   units2_.resize(n + 1);
   uint32_t u = 0;
@@ -451,6 +553,95 @@ claim_text::claim_text(std::string_view text) {
     }
     return items >= 5 && total <= 4 * items;
   };
+  // A list of terms states nothing either: "FLOPs, running max, concatenation", "SRAM；HBM；
+  // 带宽", a bullet "- HBM 带宽瓶颈". Every item (cut at , ; 、 a line break or " / ", after a
+  // bullet and an optional "关键词：") has at most four words (eight Chinese characters) and
+  // none of the words that make a statement: a verb, a comparison, a negation, a relation
+  // ("in SRAM"), a magnitude, = → <, or a colon other than the list's label.
+  auto predicate_in = [&](size_t b, size_t e) {
+    for (size_t i = b; i < e; ++i) {
+      const char c = s[i];
+      if (c == '=' || c == '<' || c == '>' || c == '~' || c == ':' || c == '!' || c == '?')
+        return true;
+      for (std::string_view sym : {"→", "⇒", "≈", "≤", "≥", "≪", "≫", "≠", "∝"})
+        if (starts(s, i, sym)) return true;
+    }
+    const auto m = std::lower_bound(magnitudes_.begin(), magnitudes_.end(), b,
+                                    [](const magnitude& x, size_t v) { return x.begin < v; });
+    if (m != magnitudes_.end() && m->end <= e) return true;
+    for (size_t i = b; i < e;) {
+      if (!word_char(static_cast<unsigned char>(s[i]))) {
+        ++i;
+        continue;
+      }
+      size_t j = i;
+      while (j < e && (word_char(static_cast<unsigned char>(s[j])) ||
+                       (s[j] == '\'' && j + 1 < e && word_char(static_cast<unsigned char>(s[j + 1])))))
+        ++j;
+      const std::string_view w(s.data() + i, j - i);
+      if (w.ends_with("n't") ||
+          std::find(predicate_words.begin(), predicate_words.end(), w) != predicate_words.end())
+        return true;
+      i = j;
+    }
+    for (size_t i = b; i + 3 <= e; ++i) {
+      const auto c = static_cast<unsigned char>(s[i]);
+      if (c < 0xE0 || c > 0xEF) continue;
+      const std::string_view ch(s.data() + i, 3);
+      const size_t at = predicate_zh.find(ch);
+      if (at == std::string_view::npos || at % 3 != 0) continue;
+      bool in_term = false;
+      for (std::string_view t : term_words_zh)
+        for (size_t k = 0; !in_term && k + 3 <= t.size(); k += 3)
+          in_term = t.substr(k, 3) == ch && i >= b + k && i - k + t.size() <= e &&
+                    starts(s, i - k, t);
+      if (!in_term) return true;
+    }
+    return false;
+  };
+  auto term_list = [&](size_t b, size_t e) {
+    size_t i = b;
+    for (bool more = true; more && i < e;) {  // bullets and numbering: "- ", "* ", "1. ", "•"
+      more = false;
+      const char c = s[i];
+      if (c == ' ' || c == '-' || c == '*' || c == '+' || c == '#' || c == '`') {
+        ++i;
+        more = true;
+      } else if (starts(s, i, "•") || starts(s, i, "·")) {
+        i += starts(s, i, "•") ? 3 : 2;
+        more = true;
+      } else if (c >= '0' && c <= '9') {
+        size_t d = i;
+        while (d < e && s[d] >= '0' && s[d] <= '9') ++d;
+        if (d < e && (s[d] == '.' || s[d] == ')') && (d + 1 == e || s[d + 1] == ' ')) {
+          i = d + 1;
+          more = true;
+        }
+      }
+    }
+    const size_t colon = s.find(':', i);
+    if (colon < e) {
+      std::string_view label(s.data() + i, colon - i);
+      while (!label.empty() && (label.back() == ' ' || label.back() == '*')) label.remove_suffix(1);
+      if (std::find(term_labels.begin(), term_labels.end(), label) == term_labels.end())
+        return false;
+      i = colon + 1;
+    }
+    size_t item = i, items = 0;
+    for (size_t k = i; k <= e; ++k) {
+      const bool spaced_slash =
+          k < e && s[k] == '/' && k > i && s[k - 1] == ' ' && k + 1 < e && s[k + 1] == ' ';
+      // A line break inside the sentence cuts too: list items joined as wrapped English lines.
+      const bool cut = k == e || s[k] == ',' || s[k] == ';' || s[k] == '\n' || spaced_slash ||
+                       starts(s, k, "、");
+      if (!cut) continue;
+      const uint32_t size = units2_[k] - units2_[item];
+      if (size > 8 || predicate_in(item, k)) return false;
+      items += size > 0;
+      item = k + (starts(s, k, "、") ? 3 : 1);
+    }
+    return items > 0;
+  };
   std::vector<std::pair<span, bool>> found;  // sentence, is a question
   size_t start = 0;
   for (size_t i = 0; i < n; ++i) {
@@ -477,7 +668,8 @@ claim_text::claim_text(std::string_view text) {
   for (const auto& [whole, question] : found) {
     size_t b = whole.b, e = whole.e;
     while (b < e && (s[b] == ' ' || s[b] == '\n')) ++b;
-    if (b >= e || question || keyword_list(b, e)) continue;  // a question states nothing
+    // A question, a list of keywords or of terms states nothing.
+    if (b >= e || question || keyword_list(b, e) || term_list(b, e)) continue;
     sentence out;
     out.whole = {b, e};
     std::vector<size_t> clause_cuts{b};
@@ -571,6 +763,14 @@ claim_text::verdict claim_text::judge(const sentence& st, const claim& c, bool o
   std::vector<span> own;
   for (size_t g = 0; g < c.groups.size(); ++g) {
     for (std::string_view alt : c.groups[g]) {
+      if (alt.starts_with(ratio_prefix)) {  // "{ratio>=50}": a magnitude in the sentence
+        const std::optional<ratio_condition> cond = parse_ratio(alt);
+        auto m = std::lower_bound(magnitudes_.begin(), magnitudes_.end(), b,
+                                  [](const magnitude& x, size_t v) { return x.begin < v; });
+        for (; cond && m != magnitudes_.end() && m->end <= e; ++m)
+          if (cond->holds(*m)) occ[g].push_back({m->begin, m->end});
+        continue;
+      }
       // "差不多$": only at the end of a clause, not in "差不多是 HBM 的 10 倍".
       const bool anchored = alt.size() > 1 && alt.back() == '$';
       if (anchored) alt.remove_suffix(1);

@@ -9,8 +9,14 @@
 // [[S, P], [HBM], [written, 写]]; "FLOPs stay O(N²d), memory drops to O(N)" does not hold
 // [[reduce, 降], [FLOPs]]. Sentences end at . ! ? ; 。！？； and line breaks (not in 3.35,
 // e.g., torch.compile, nor at a line break inside English prose); clauses at , : ( and but
-// so because 但 而 所以 ... A question, or a list of five or more short keywords, states
-// nothing.
+// so because 但 而 所以 ... A question, a list of five or more short keywords, or a list of
+// terms (items of at most four words with no verb, comparison, negation, relation or
+// magnitude in them: "FLOPs, running max, concatenation", "- HBM 带宽瓶颈") states nothing.
+//
+// Magnitudes are claims too: an alternative "{ratio>=50}" (or >, <=, <) matches a magnitude
+// the sentence states, read by find_magnitudes (quantity.hpp): "thousands of times HBM's
+// bandwidth", "高一个数量级" (10), "same order of magnitude", "同一数量级" (1). It is negated
+// like any match ("not the same order of magnitude", "不是一个数量级").
 //
 // Negation, by clause: a match is negated by a negation word (not, n't, no, never, without,
 // rather than, instead of, 不, 没, 无, 非, 未; not 不同, 不断, 不变 ...) at most three words
@@ -28,6 +34,8 @@
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "grader/lesson/quantity.hpp"
 
 namespace grader {
 
@@ -107,6 +115,7 @@ class claim_text {
   std::vector<uint32_t> origin_;  // byte of norm_ -> byte of original_ (one more at the end)
   std::vector<uint32_t> units2_;  // words before each byte of norm_, times 2 (汉字 = 1)
   std::vector<sentence> sentences_;
+  std::vector<magnitude> magnitudes_;  // in norm_, in order
 };
 
 // At most `max_bytes` bytes of s, cut at a UTF-8 character boundary, "…" when cut.

@@ -21,6 +21,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "grader/base/i18n.hpp"
 
@@ -73,6 +74,21 @@ struct quantity_result {
 // 33,554,432 and 33.554.432 (groups of exactly three), 33_554_432, 33'554'432, thin or
 // no-break spaces; any other comma between digits is a decimal comma (3,35). Linear time.
 quantity_result read_quantity(std::string_view answer, std::string_view key_unit);
+
+// A magnitude stated in free text: how many times one thing is another. "10×", "~10x",
+// "ten times faster", "10-fold", "a factor of 10", "an order of magnitude", "two orders of
+// magnitude", "thousands of times HBM's bandwidth", "10倍", "约十倍", "几千倍", "上千倍",
+// "高一个数量级", "两个数量级", "十分之一" (a tenth is a factor of 10), "only 10% faster"
+// (1.1); and sameness: "the same order of magnitude", "同一数量级", "是一个数量级" (1).
+// Not a magnitude: products (4096×4096, 32 × n_heads), counts ("read 4096 times", "128
+// 次"), "times" without a comparison after it. The factor is at least 1, as [low, high]:
+// "几倍" is [2, 9], "orders of magnitude" [100, inf). Used by claims ("{ratio>=50}").
+struct magnitude {
+  size_t begin = 0, end = 0;  // bytes of the text
+  double low = 1, high = 1;
+};
+// Every magnitude in `text`, in order, none overlapping. Linear time; never throws.
+std::vector<magnitude> find_magnitudes(std::string_view text);
 
 // Messages for the grader's feedback, in `l`.
 // `"3350 GB/s" = 3.35 TB/s`, `"32 MiB"`, `"19" (read as 19 TB/s)`: what the student wrote

@@ -350,13 +350,8 @@ inline void on_access(const void* address, unsigned size, bool write, const void
 void account(const request_group& g, launch_counters& c) {
   uintptr_t keys[128];
   int k = 0;
-  if (g.kind == access_kind::global_atomic) {  // ncu's op_atom: read and written in place
-    c.global_atomic_requests++;
-    c.global_load_bytes += uint64_t{g.n} * g.size;
-    c.global_store_bytes += uint64_t{g.n} * g.size;
-    return;
-  }
-  if (g.kind == access_kind::global_load || g.kind == access_kind::global_store) {
+  if (g.kind == access_kind::global_load || g.kind == access_kind::global_store ||
+      g.kind == access_kind::global_atomic) {
     for (int i = 0; i < g.n; ++i) {
       const uintptr_t s0 = g.address[i] >> 5, s1 = (g.address[i] + g.size - 1) >> 5;
       keys[k++] = s0;
@@ -372,7 +367,13 @@ void account(const request_group& g, launch_counters& c) {
     // Bytes the lanes asked for (a broadcast's 32 times): the labs compare these
     // between kernels; the memory traffic is the sectors.
     const uint64_t bytes = uint64_t{g.n} * g.size;
-    if (g.kind == access_kind::global_load) {
+    if (g.kind == access_kind::global_atomic) {  // ncu's op_atom / op_red: read and written in place
+      c.global_atomic_requests++;
+      c.global_atomic_sectors += sectors;
+      c.global_atomic_coalesced_sectors += g.size;
+      c.global_load_bytes += bytes;
+      c.global_store_bytes += bytes;
+    } else if (g.kind == access_kind::global_load) {
       c.global_load_requests++;
       c.global_load_sectors += sectors;
       c.global_load_ideal_sectors += ideal;

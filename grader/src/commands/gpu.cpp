@@ -179,7 +179,8 @@ gpu_section grade_gpu(const course& c, const manifest& m, const grade_request& r
                                  confined});
   const build_result built =
       tree.build(files, std::max<std::chrono::seconds>(req.build_timeout, std::chrono::minutes(10)),
-                 {bench, bench_solution});
+                 {bench}, fs::exists(c.solutions_dir(m.lesson)) ? std::vector<std::string>{bench_solution}
+                                                                 : std::vector<std::string>{});
 
   // The same correctness tests, on the GPU.
   std::vector<test_job> jobs;
@@ -236,9 +237,20 @@ gpu_section grade_gpu(const course& c, const manifest& m, const grade_request& r
     }
     run_limits slow = limits;
     slow.timeout = std::max<std::chrono::milliseconds>(limits.timeout, std::chrono::minutes(2));
+    slow.max_memory = kSanitizerProcessMemory;
     const auto checked = run_all(gpu_runner, again, req.seed, slow, 1);
     for (size_t k = 0; k < checked.size(); ++k) {
       gpu_check& check = g.checks[of[k].first];
+      const run_result& p = checked[k].process;
+      check.sanitizer_peak_bytes = std::max(check.sanitizer_peak_bytes, p.peak_memory);
+      if (check.status == "pass" && (p.timed_out || p.memory_exceeded || p.output_exceeded)) {
+        // The check could not finish: the item keeps the GPU's pass, and says so.
+        check.feedback += (check.feedback.empty() ? "" : "; ") +
+                          trf(l, "compute-sanitizer --tool {} 没能跑完：{}",
+                              "compute-sanitizer --tool {} could not finish: {}", of[k].second,
+                              p.describe());
+        continue;
+      }
       if (check.status != "pass" || checked[k].process.exit_code != kSanitizerFound) continue;
       check.status = "fail";
       const std::string found = first_sanitizer_error(checked[k].process.output);
@@ -259,6 +271,10 @@ gpu_section grade_gpu(const course& c, const manifest& m, const grade_request& r
   if (built.extras.count(bench_solution) && built.extras.at(bench_solution)) {
     std::string e2;
     theirs = bench_lines(dir / "bin" / bench_solution, &e2, nullptr);
+    if (!e2.empty()) g.messages.push_back(e2);
+  } else if (fs::exists(c.solutions_dir(m.lesson))) {
+    g.messages.push_back(tr(l, "参考解的计时程序没有编译成功。",
+                            "The reference solution's timing program did not build."));
   } else if (!fs::exists(c.solutions_dir(m.lesson))) {
     g.messages.push_back(tr(l, "与参考解的计时比较：学生版中不提供（没有参考解）。",
                             "Timings against the reference solution: not available in a student "
@@ -300,7 +316,8 @@ nlohmann::json to_json(const gpu_section& g) {
     checks.push_back({{"item", c.item},
                       {"status", c.status},
                       {"feedback", c.feedback},
-                      {"peak_mib", c.peak_bytes >> 20}});
+                      {"peak_mib", c.peak_bytes >> 20},
+                      {"sanitizer_peak_mib", c.sanitizer_peak_bytes >> 20}});
   for (const auto& t : g.timings)
     timings.push_back({{"kernel", t.kernel},
                        {"size", t.size},

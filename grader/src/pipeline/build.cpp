@@ -121,7 +121,8 @@ bool build_result::built(const std::string& exercise_id) const {
 
 build_result grading_tree::build(const std::map<std::string, fs::path>& files,
                                  std::chrono::seconds timeout,
-                                 const std::vector<std::string>& extra_targets) {
+                                 const std::vector<std::string>& extra_targets,
+                                 const std::vector<std::string>& trusted_targets) {
   const auto start = std::chrono::steady_clock::now();
   // By their full paths: the confined build sees another PATH (build tools in a Python
   // virtual environment, as on the course's GPU machines, are shown to it by show_tools).
@@ -267,15 +268,21 @@ build_result grading_tree::build(const std::map<std::string, fs::path>& files,
   auto target_of = [&](const exercise& e) {
     return manifest_.lesson + "_" + e.id + (remote(e) ? "_compute" : "_tests");
   };
+  std::map<std::string, bool> trusted_built;
   {
     std::vector<std::string> cmd =
-        ninja ? std::vector<std::string>{"ninja", "-C", dir_.string()}
-              : std::vector<std::string>{"cmake", "--build", dir_.string(), "--target"};
+        ninja ? std::vector<std::string>{ninja_program, "-C", dir_.string()}
+              : std::vector<std::string>{cmake, "--build", dir_.string(), "--target"};
     cmd.push_back(manifest_.lesson + "_trusted");
     const run_result r = run_process(cmd, opts);
     if (!r.ok())
       throw cannot_grade(fmt::format("the course's own tests do not build ({}): {}", r.describe(),
                                      first_error_line(r.output)));
+    for (const std::string& t : trusted_targets) {
+      std::vector<std::string> one(cmd.begin(), cmd.end() - 1);
+      one.push_back(t);
+      trusted_built[t] = run_process(one, opts).ok() && fs::exists(dir_ / "bin" / t);
+    }
     deadline = std::chrono::steady_clock::now() + timeout;
   }
 
@@ -328,6 +335,7 @@ build_result grading_tree::build(const std::map<std::string, fs::path>& files,
   }
   for (const std::string& t : extra_targets)
     out.extras[t] = build_targets({t}).ok() && fs::exists(dir_ / "bin" / t);
+  for (const auto& [t, ok] : trusted_built) out.extras[t] = ok;
   if (fs::exists(dir_ / "sanitizers.txt")) {
     const std::string said = read_text(dir_ / "sanitizers.txt");
     out.sanitizers = said.substr(0, said.find('\n'));

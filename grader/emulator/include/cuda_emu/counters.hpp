@@ -19,7 +19,10 @@ struct launch_counters {
   uint64_t global_load_bytes = 0, global_store_bytes = 0;  // bytes the threads asked for
   // Per request, the sectors a full coalesced warp needs at its width (4 x bytes per lane / 4).
   uint64_t global_load_coalesced_sectors = 0, global_store_coalesced_sectors = 0;
-  uint64_t global_atomic_requests = 0;  // atomics on global memory (ncu: ..._op_atom)
+  uint64_t global_atomic_requests = 0;  // atomics on global memory (ncu: ..._op_atom, _op_red)
+  // Their sectors, and the coalesced figure at their width, as for loads and stores: a
+  // warp's atomicAdd to 32 consecutive floats is 4 sectors, like a coalesced store.
+  uint64_t global_atomic_sectors = 0, global_atomic_coalesced_sectors = 0;
   // Device memory (and __device__ variables) written for the first time since
   // cuda_emu::reset(), in 4-byte words: summed over launches, the footprint of what
   // the kernels wrote, however often they re-wrote it. Needs settings().check_races.
@@ -47,6 +50,18 @@ struct launch_counters {
                ? double(global_store_coalesced_sectors) / double(global_store_requests)
                : 0.0;
   }
+  // Writes for the coalescing figure: plain stores and atomics (read-modify-write in
+  // place, as split-k's atomicAdd into C), per request.
+  double global_write_sectors_per_request() const {
+    const uint64_t requests = global_store_requests + global_atomic_requests;
+    return requests ? double(global_store_sectors + global_atomic_sectors) / double(requests) : 0.0;
+  }
+  double global_write_coalesced_sectors_per_request() const {
+    const uint64_t requests = global_store_requests + global_atomic_requests;
+    return requests ? double(global_store_coalesced_sectors + global_atomic_coalesced_sectors) /
+                          double(requests)
+                    : 0.0;
+  }
   // Adds another launch's counts: sums, and the larger of the per-thread maxima.
   launch_counters& operator+=(const launch_counters& o) {
     for (auto [mine, theirs] : {std::pair{&global_load_requests, o.global_load_requests},
@@ -66,6 +81,9 @@ struct launch_counters {
                                 {&global_load_coalesced_sectors, o.global_load_coalesced_sectors},
                                 {&global_store_coalesced_sectors, o.global_store_coalesced_sectors},
                                 {&global_atomic_requests, o.global_atomic_requests},
+                                {&global_atomic_sectors, o.global_atomic_sectors},
+                                {&global_atomic_coalesced_sectors,
+                                 o.global_atomic_coalesced_sectors},
                                 {&global_written_bytes, o.global_written_bytes}})
       *mine += theirs;
     for (auto [mine, theirs] : {std::pair{&max_thread_global_reads, o.max_thread_global_reads},

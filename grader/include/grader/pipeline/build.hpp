@@ -70,10 +70,13 @@ class grading_tree {
   // files: exercise file name -> the student's file, copied into the tree before it is
   // compiled (so a confined compiler needs no view of the submission's folder).
   // Builds the test binary of every code exercise in `files`. Throws cannot_grade when cmake or the
-  // compiler is missing or the configure fails.
+  // compiler is missing or the configure fails. `extra_targets` build the student's code
+  // (confined, like the tests); `trusted_targets` only the course's own (the solution's
+  // timing program, which reads solutions/ and so cannot be built confined).
   build_result build(const std::map<std::string, std::filesystem::path>& files,
                      std::chrono::seconds timeout,
-                     const std::vector<std::string>& extra_targets = {});
+                     const std::vector<std::string>& extra_targets = {},
+                     const std::vector<std::string>& trusted_targets = {});
 
  private:
   const course& course_;

@@ -2,6 +2,7 @@
 #include "grader/base/text.hpp"
 
 #include <algorithm>
+#include <cctype>
 
 namespace grader {
 namespace {
@@ -83,6 +84,35 @@ std::string one_line(std::string_view s) {
   std::string out = terminal_text(s);
   for (char& c : out)
     if (c == '\n' || c == '\t') c = ' ';
+  return out;
+}
+
+std::string markdown_text(std::string_view s) {
+  const std::string flat = one_line(s);
+  std::string out;
+  out.reserve(flat.size() + 8);
+  // A block marker counts only at the start: "# x" is a heading, "1. x" a list, "    x" code.
+  size_t digits = 0;
+  while (digits < flat.size() && std::isdigit(static_cast<unsigned char>(flat[digits]))) ++digits;
+  for (size_t i = 0; i < flat.size(); ++i) {
+    const char c = flat[i];
+    if (c == '&')
+      out += "&amp;";
+    else if (c == '<')
+      out += "&lt;";
+    else if (c == '>')
+      out += "&gt;";
+    else if (std::string_view("\\`*_[]|~$").find(c) != std::string_view::npos)
+      out += std::string("\\") + c;
+    else if (i == 0 && (c == '#' || c == '+' || c == '-' || c == '='))
+      out += std::string("\\") + c;
+    else if (i == 0 && c == ' ')
+      out += "&#32;";
+    else if (i == digits && digits > 0 && (c == '.' || c == ')'))
+      out += std::string("\\") + c;
+    else
+      out += c;
+  }
   return out;
 }
 

@@ -6,11 +6,13 @@
 
 #include <algorithm>
 #include <atomic>
+#include <charconv>
 #include <fstream>
 #include <map>
 #include <mutex>
 #include <optional>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <sstream>
 #include <thread>
 
@@ -43,6 +45,36 @@ struct student {
 
 bool ends_with(const std::string& s, std::string_view tail) {
   return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
+}
+
+// A student's name as every class output writes it (each output escapes it further for its
+// own format): control characters and bytes that are not UTF-8 as \xNN (printable_name),
+// C1 controls as U+FFFD (terminal_text). Idempotent, so a name read back from batch.json
+// (a merge, a review) comes out as the batch wrote it.
+std::string shown_name(const std::string& raw) {
+  return terminal_text(printable_name(raw));
+}
+
+// FNV-1a: a hash that is the same on every machine and build, as a shard's folder must be.
+std::uint64_t stable_hash(std::string_view s, std::uint64_t salt) {
+  std::uint64_t h = 14695981039346656037ull ^ salt;
+  for (const unsigned char c : s) h = (h ^ c) * 1099511628211ull;
+  return h;
+}
+
+// The student's folder under students/: student_slug(name); where that was cut at 200
+// characters or is taken (a<b escapes to a_3cb, another student's name), its first 183
+// characters and a hash of the whole name, so every student has a folder of their own
+// that still reads as their name, and student_slug(folder) == folder (as batch.json is
+// checked). `taken` holds, first, every name that is its own slug: a_3cb's folder is a_3cb.
+std::string unique_slug(const std::string& name, std::set<std::string>& taken) {
+  std::string slug = student_slug(name);
+  if (slug == name && taken.count(name)) return slug;  // reserved for it
+  bool cut = slug.size() >= 200;
+  for (std::uint64_t salt = 0; cut || taken.count(slug); ++salt, cut = false)
+    slug = student_slug(name).substr(0, 183) + fmt::format(".{:016x}", stable_hash(name, salt));
+  taken.insert(slug);
+  return slug;
 }
 
 // The manifest's files (every exercise, code and answers).
@@ -155,13 +187,14 @@ std::vector<student> find_students(const manifest& m, const fs::path& dir) {
   std::sort(entries.begin(), entries.end(),
             [](const auto& a, const auto& b) { return a.path().filename() < b.path().filename(); });
   std::vector<student> out;
-  std::map<std::string, int> slugs;
+  std::set<std::string> slugs;
+  for (const auto& e : entries)
+    if (const std::string n = e.path().filename().string(); student_slug(n) == n) slugs.insert(n);
   for (const auto& e : entries) {
     student s;
     s.name = e.path().filename().string();
     if (s.name.starts_with(".")) continue;  // .git, .DS_Store: not a student
-    s.slug = student_slug(s.name);
-    if (const int n = slugs[s.slug]++; n > 0) s.slug += fmt::format("~{}", n + 1);
+    s.slug = unique_slug(s.name, slugs);
     std::error_code ec;
     const auto st = fs::symlink_status(e.path(), ec);
     if (fs::is_symlink(st)) {
@@ -271,7 +304,7 @@ outcome mark_unpacked(const course& c, const manifest& m, const batch_options& o
   if (!o.force && s.problem.empty() && unchanged(m, s, dir, stamp)) return {"kept", false, true};
   fs::remove_all(dir);
   fs::create_directories(dir);
-  nlohmann::json status = {{"student", s.name}};
+  nlohmann::json status = {{"student", shown_name(s.name)}};
   outcome res;
   if (!s.problem.empty()) {
     status["exit"] = 2;
@@ -370,10 +403,10 @@ void write_gradebook(const manifest& m, const fs::path& out, const std::vector<r
   for (size_t i = 0; i < head.size(); ++i) csv += (i ? "," : "") + csv_field(head[i]);
   csv += "\n";
   for (const row_data& r : rows) {
-    std::vector<std::string> f = {r.name};
+    std::vector<std::string> f = {shown_name(r.name)};
     const bool graded = !r.report.is_null();
     f.push_back(graded ? "yes" : "no");
-    f.push_back(graded ? "" : r.status.value("error", std::string()));
+    f.push_back(graded ? "" : one_line(r.status.value("error", std::string())));
     std::map<std::string, nlohmann::json> units;
     std::map<std::string, double> points;
     double total = 0, most = 0;
@@ -483,28 +516,31 @@ void write_summary(const manifest& m, const fs::path& out, const std::vector<row
       left, y + 16);
   write_replacing(out / "items.svg", svg);
 
-  std::string md = fmt::format("# {}: the class at a glance\n\n", m.title.in(lang::en));
+  // Markdown: every name, reason and id as text (markdown_text), never markup.
+  const auto md_text = [](std::string_view s) { return markdown_text(s); };
+  std::string md = fmt::format("# {}: the class at a glance\n\n", md_text(m.title.in(lang::en)));
   md += fmt::format("{} submissions, {} graded, {} not graded.\n\n", rows.size(), graded,
                     rows.size() - graded);
   md += "| Unit | Passed |\n| --- | --- |\n";
   for (const unit& u : m.units)
-    md += fmt::format("| {} | {} of {} |\n", u.id, unit_passed[u.id], graded);
+    md += fmt::format("| {} | {} of {} |\n", md_text(u.id), unit_passed[u.id], graded);
   md += "\n![Each item: full, partial and no marks](items.svg)\n\n";
   md += "| Item | Full | Partial | None |\n| --- | --- | --- | --- |\n";
   for (const unit& u : m.units)
     for (const item& it : u.items) {
       const tally t = items[it.id];
-      md += fmt::format("| {} / {} | {} | {} | {} |\n", u.id, it.id, t.full, t.partial, t.none);
+      md += fmt::format("| {} / {} | {} | {} | {} |\n", md_text(u.id), md_text(it.id), t.full,
+                        t.partial, t.none);
     }
   if (!vetoes.empty()) {
     md += "\n| Veto | Students |\n| --- | --- |\n";
-    for (const auto& [v, count] : vetoes) md += fmt::format("| {} | {} |\n", v, count);
+    for (const auto& [v, count] : vetoes) md += fmt::format("| {} | {} |\n", md_text(v), count);
   }
   std::string not_graded;
   for (const row_data& r : rows)
     if (r.report.is_null())
-      not_graded += fmt::format("- {}: {}\n", printable_name(r.name),
-                                r.status.value("error", std::string("no report")));
+      not_graded += fmt::format("- {}: {}\n", md_text(shown_name(r.name)),
+                                md_text(r.status.value("error", std::string("no report"))));
   if (!not_graded.empty()) md += "\n## Not graded\n\n" + not_graded;
   write_replacing(out / "summary.md", md);
 }
@@ -524,10 +560,15 @@ std::string student_slug(const std::string& name) {
 }
 
 std::string csv_field(const std::string& s) {
-  // A leading = + - @ would be a formula in a spreadsheet: a student's name must stay text.
+  // A cell that starts with = + - @, a tab or a carriage return is a formula to a spreadsheet
+  // (OWASP, "CSV Injection"): unless it is a plain number, a leading ' keeps it text.
   std::string v = s;
-  if (!v.empty() && (v[0] == '=' || v[0] == '+' || v[0] == '-' || v[0] == '@') &&
-      v.find_first_not_of("0123456789.-") != std::string::npos)
+  double number = 0;
+  const auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), number);
+  const bool plain_number = ec == std::errc() && end == v.data() + v.size() &&
+                            v.find_first_not_of("0123456789.+-eE") == std::string::npos;
+  if (!v.empty() && std::string_view("=+-@\t\r").find(v[0]) != std::string_view::npos &&
+      !plain_number)
     v = "'" + v;
   if (v.find_first_of(",\"\n\r") == std::string::npos) return v;
   std::string out = "\"";
@@ -574,11 +615,12 @@ batch_result run_batch(const course& c, const manifest& m, const batch_options& 
       if (o.progress_bar) {
         const int filled = static_cast<int>(30 * done / std::max<size_t>(total, 1));
         log << fmt::format("\r[{}{}] {}/{} {}: {}\033[K", std::string(filled, '#'),
-                           std::string(30 - filled, '.'), done, total, printable_name(mine[i].name),
-                           r.line)
+                           std::string(30 - filled, '.'), done, total, shown_name(mine[i].name),
+                           one_line(r.line))
             << std::flush;
       } else {
-        log << fmt::format("[{}/{}] {}: {}\n", done, total, printable_name(mine[i].name), r.line)
+        log << fmt::format("[{}/{}] {}: {}\n", done, total, shown_name(mine[i].name),
+                           one_line(r.line))
             << std::flush;
       }
     }
@@ -589,7 +631,7 @@ batch_result run_batch(const course& c, const manifest& m, const batch_options& 
   if (o.progress_bar) log << "\n";
 
   nlohmann::json listed = nlohmann::json::array();
-  for (const student& s : mine) listed.push_back({{"name", s.name}, {"folder", s.slug}});
+  for (const student& s : mine) listed.push_back({{"name", shown_name(s.name)}, {"folder", s.slug}});
   // What this batch marked: a merge takes exactly these, whatever else the folder holds.
   write_class_files(m, o.out,
                     {{"lesson", m.lesson},
@@ -623,7 +665,7 @@ int merge_batches(const manifest& m, const std::vector<fs::path>& parts, const f
       if (!in_place) {
         if (fs::exists(to))
           throw cannot_grade(
-              fmt::format("{} is in two of the batches merged", printable_name(name)));
+              fmt::format("{} is in two of the batches merged", shown_name(name)));
         fs::copy(from, to, fs::copy_options::recursive);
         if (fs::is_regular_file(review_file(part, folder)))  // a shard reviewed before merging
           fs::copy_file(review_file(part, folder), review_file(out, folder),
@@ -643,7 +685,16 @@ int merge_batches(const manifest& m, const std::vector<fs::path>& parts, const f
   return static_cast<int>(students.size());
 }
 
-void write_class_files(const manifest& m, const fs::path& out, const nlohmann::json& batch) {
+void write_class_files(const manifest& m, const fs::path& out, const nlohmann::json& given) {
+  // Names as shown, in their order: one batch (raw names, in the order of the folder's
+  // entries) and a merge of its shards (names read back from batch.json) write the same.
+  nlohmann::json batch = given;
+  for (auto& entry : batch.at("students")) entry["name"] = shown_name(entry.value("name", ""));
+  std::stable_sort(batch["students"].begin(), batch["students"].end(),
+                   [](const nlohmann::json& a, const nlohmann::json& b) {
+                     return std::pair(a.value("name", ""), a.value("folder", "")) <
+                            std::pair(b.value("name", ""), b.value("folder", ""));
+                   });
   std::vector<row_data> rows;
   for (const auto& entry : batch.at("students"))
     rows.push_back(read_row(entry.value("name", ""),
@@ -705,12 +756,12 @@ int remark_students(const course& c, const manifest& m, const fs::path& out,
     fs::rename(dir / "graded", copy, ec);
     if (ec) {
       log << fmt::format("{}: no marked files to mark again ({})\n",
-                         printable_name(entry.value("name", slug)), (dir / "graded").string());
+                         shown_name(entry.value("name", slug)), (dir / "graded").string());
       continue;
     }
     const student s{entry.value("name", slug), slug, copy, {}, {}};
     const outcome r = mark_unpacked(c, m, o, s, dir, out / ".trees" / "worker0", stamp);
-    log << fmt::format("{}: {}\n", printable_name(s.name), r.line);
+    log << fmt::format("{}: {}\n", shown_name(s.name), one_line(r.line));
     ++n;
   }
   write_class_files(m, out, b);

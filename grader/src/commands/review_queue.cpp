@@ -151,7 +151,7 @@ std::vector<std::string> candidate_vetoes(const manifest& m, const entry& e) {
 
 void show(std::ostream& out, const entry& e, decisions& d, size_t at, size_t total, lang l) {
   out << fmt::format("\n── {} / {} · {} · {} / {} ({}) ──\n", at + 1, total,
-                     printable_name(e.student), e.unit, e.key->id, e.item_title);
+                     terminal_text(printable_name(e.student)), e.unit, e.key->id, e.item_title);
   out << trf(
       l, "得分：{} / {}（评分器）{}\n", "Points: {} of {} (grader){}\n", fmt_points(e.grade.points),
       fmt_points(e.key->points),
@@ -312,7 +312,7 @@ int run_review(const course& c, const review_options& o, std::istream& in, std::
   }
   if (o.list) {
     for (const entry& e : queue)
-      out << fmt::format("{}\t{}\t{}\t{}/{}\t{}{}\n", printable_name(e.student), e.unit, e.key->id,
+      out << fmt::format("{}\t{}\t{}\t{}/{}\t{}{}\n", terminal_text(printable_name(e.student)), e.unit, e.key->id,
                          fmt_points(e.grade.points), fmt_points(e.key->points),
                          e.grade.needs_review ? "needs_review" : "",
                          std::any_of(e.grade.vetoes.begin(), e.grade.vetoes.end(),

@@ -1,6 +1,7 @@
-// Text made safe for formats other programs parse: valid UTF-8 for JSON, and XML 1.0
-// character data (for JUnit reports and SVG charts); and for a terminal. Student output,
-// answers and names may hold any bytes.   Tests: grader_tests "[formats]"
+// Text made safe for formats other programs parse: valid UTF-8 for JSON, XML 1.0
+// character data (for JUnit reports and SVG charts), Markdown that renders as the text
+// itself; and for a terminal. Student output, answers and names may hold any bytes.
+// Tests: grader_tests "[formats]", ctest -R grader.batch (hostile names)
 #pragma once
 
 #include <string>
@@ -25,5 +26,11 @@ std::string terminal_text(std::string_view s);
 // controls (an exception's message, a quoted answer) inside a report line, so that it
 // can neither recolour the terminal nor start a line that looks like the grader's own.
 std::string one_line(std::string_view s);
+
+// one_line as Markdown text that renders as itself, for a heading, a list item or a table
+// cell: & < > become entities (no raw HTML, no autolink), every other character that can
+// open inline markup (\ ` * _ [ ] | ~ $) is escaped with a backslash, and so is a leading
+// one that could open a block (# + - = digits then . or ), a leading space).
+std::string markdown_text(std::string_view s);
 
 }  // namespace grader

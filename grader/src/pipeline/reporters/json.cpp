@@ -42,7 +42,8 @@ nlohmann::json unit_json(const unit_report& u, const report& r) {
 class json_reporter final : public reporter {
  public:
   void write(const report& r, std::ostream& out) const override {
-    out << to_json(r).dump(2) << "\n";
+    // A submission's path (a batch's student folder) may hold bytes that are not UTF-8.
+    out << to_json(r).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
   }
 };
 

@@ -12,18 +12,10 @@
 namespace grader {
 namespace {
 
-// Text for a table cell: one line, no pipe that would end the cell.
+// Text for a heading, a list item or a table cell: one line that renders as itself (a
+// student's name or answer in a message or a veto's reason is no link, tag or table cell).
 std::string cell(std::string_view s) {
-  std::string out;
-  for (char c : rows::utf8(s)) {
-    if (c == '|')
-      out += "\\|";
-    else if (c == '\n' || c == '\r')
-      out += ' ';
-    else
-      out += c;
-  }
-  return out;
+  return markdown_text(s);
 }
 
 // A fenced block that no line of `s` can close.

@@ -47,7 +47,7 @@ struct gpu_section {
 // Resident memory a GPU process may hold: a CUDA context, cuBLAS and the tests' host
 // buffers. On an H200 the largest test process held 477 MiB and the timing program
 // (cuBLAS) 387 MiB (docs/measurements/2026-12-03-h200-gpu-fresh/): four times that, for
-// other drivers and GPUs. compute-sanitizer's processes get twice as much.
+// other drivers and GPUs. compute-sanitizer's processes held up to 1,019 MiB: 4 GiB.
 inline constexpr std::uint64_t kGpuProcessMemory = 2ull << 30;
 inline constexpr std::uint64_t kSanitizerProcessMemory = 4ull << 30;
 

@@ -435,7 +435,9 @@ TEST_CASE("lab figures in the lesson 13 notes match their computation", "[figure
        exact(100.0 * kWarp * kFloat / (sectors(naive_a) * kSectorBytes))},
       // Lab 2: tiling
       {"labs.tiled_load_ratio", exact(naive_load_bytes / tiled_load_bytes)},
-      {"labs.tiled_load_ratio_needed", exact(0.9 * T)},
+      {"labs.tiled_load_ratio_needed", exact(T)},
+      // one A tile more per block: 2 T tiles' worth becomes 2 T + 1 (n = 128: 16 -> 17)
+      {"labs.tiled_extra_tile_ratio", rounded(T * (2.0 * (128 / T)) / (2.0 * (128 / T) + 1), 2)},
       {"labs.naive_load_bytes_128", exact(naive_load_bytes)},
       {"labs.tiled_load_bytes_128", exact(tiled_load_bytes)},
       {"labs.tile_smem_kib", exact(2.0 * T * T * kFloat / 1024)},

@@ -56,7 +56,9 @@ TEST_CASE("tiled matmul reads global memory kTile times less than the naive kern
   INFO("global bytes loaded: naive " << naive.launch.counters.global_load_bytes << ", tiled "
                                      << tiled.launch.counters.global_load_bytes << ", ratio "
                                      << ratio << " (the tile factor is " << kTile << ")");
-  CHECK(ratio >= 0.9 * kTile);
+  // Exact (notes 5.3): the bytes are counted, not sampled, and every tiled variant the
+  // course knows is at kTile or above; one redundant tile per block is below.
+  CHECK(ratio >= kTile);
 }
 
 TEST_CASE("tiled matmul has no data race, in shared or global memory",

@@ -161,8 +161,12 @@ def check(ok, what):
     if not ok:
         problems.append(what)
 def text(p):  # strict: every output is UTF-8
-    with open(p, 'rb') as f:
-        data = f.read()
+    try:
+        with open(p, 'rb') as f:
+            data = f.read()
+    except OSError as e:
+        problems.append(f'{p}: {e.strerror}')
+        return ''
     try:
         return data.decode('utf-8')
     except UnicodeDecodeError as e:
@@ -261,7 +265,11 @@ for f in folders:
 # XML: the chart and each JUnit report parse, and a name in them is text.
 ET.fromstring(text(f'{out}/items.svg').encode())
 for s in batch['students']:
-    doc = ET.fromstring(text(f'{out}/students/{s["folder"]}/junit.out').encode())
+    try:
+        doc = ET.fromstring(text(f'{out}/students/{s["folder"]}/junit.out').encode())
+    except ET.ParseError as e:
+        problems.append(f'{s["folder"]}/junit.out: not XML ({e})')
+        continue
     msgs = ' '.join(e.get('message', '') for e in doc.iter('error'))
     n = s['name']
     if '\\x' not in n and n != '<img src=x onerror=alert(1)>':  # a newline cuts the message

@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
 """The report formats other systems read (ctest grader.formats): for five submissions
 (the solutions, the untouched exercise, a vetoed answers file, a lab that does not
-compile, one with a file missing: not graded, exit 2), every format validates against its schema in docs/formats/ (JUnit: the
+compile, one with a file missing: not graded, exit 2; the same in a folder whose name is
+HTML, a Markdown link and table, a forged heading after a newline and a byte that is not
+UTF-8), every format validates against its schema in docs/formats/ (JUnit: the
 structure docs/formats/junit.md lists), and every format agrees with the JSON report on
-points, pass/fail and errors.
+points, pass/fail and errors; the markdown format carries that folder's name as text.
   grader/tests/formats_test.py build/dev/bin/grader .
 """
 import json
@@ -13,10 +15,14 @@ import subprocess
 import sys
 import tempfile
 import xml.etree.ElementTree as ET
+import re
 
 import jsonschema
 
 failures = []
+
+# A student's folder name as hostile as a file name can be (0xff: os.fsencode's surrogate).
+HOSTILE = '<img src=x onerror=alert(1)> | ](javascript:alert(1))\n# forged \udcff'
 
 
 def bad(what):
@@ -36,6 +42,28 @@ def grade(grader, root, sub, tree, fmt):
         raise RuntimeError(f'{fmt}: exit {r.returncode}: {r.stderr.decode(errors="replace")[-400:]}')
     with open(out, encoding='utf-8') as f:
         return f.read()
+
+
+def check_markdown_text(name, text):
+    """Outside code fences: no raw <, no link, each table row as many cells as its header,
+    and no heading or list item but the reporter's own."""
+    fence, cells = None, None
+    for line in text.split('\n'):
+        if fence:
+            fence = None if re.fullmatch(fence + '+ *', line) else fence
+            continue
+        if line.startswith('```'):
+            fence = re.match('`+', line).group(0)
+            continue
+        bare = re.sub(r'\\.', '', line)  # what is left once every backslash escape is gone
+        if '<' in line or '](' in bare or bare.startswith('# forged'):
+            bad(f'{name} markdown: markup from the folder name: {line[:160]!r}')
+        if line.startswith('|'):
+            cells = cells or bare.count('|')
+            if bare.count('|') != cells:
+                bad(f'{name} markdown: a table row of {bare.count("|") - 1} cells: {line[:160]!r}')
+        else:
+            cells = None
 
 
 def check_json_format(name, fmt, text, schema, ref):
@@ -112,6 +140,8 @@ def main():
         with open(os.path.join(subs['no_build'], 'matmul_tiled.cu'), 'a', encoding='utf-8') as f:
             f.write('\nthis line does not compile \x01 \xff;\n')
         os.remove(os.path.join(subs['missing'], 'answers.md'))  # cannot be graded: exit 2
+        subs['hostile'] = os.path.join(work, HOSTILE)  # the same, its name in every message
+        shutil.copytree(subs['missing'], subs['hostile'])
         tree = os.path.join(work, 'tree')
         for name, sub in subs.items():
             ref = json.loads(grade(grader, root, sub, tree, 'json'))
@@ -119,8 +149,10 @@ def main():
             most = sum(u['max_score'] for u in ref['units'])
             passed = all(u['passed'] for u in ref['units'])
             errors = bool(ref.get('build_failures')) or bool(ref.get('not_graded'))
-            if name == 'missing' and 'answers.md' not in ref.get('not_graded', ''):
-                bad('missing: the JSON does not say which file is missing')
+            if name in ('missing', 'hostile') and 'answers.md' not in ref.get('not_graded', ''):
+                bad(f'{name}: the JSON does not say which file is missing')
+            if name == 'hostile':
+                check_markdown_text(name, grade(grader, root, sub, tree, 'markdown'))
             print(f'{name}: {total} / {most}, passed {passed}, build failures {len(ref.get("build_failures", []))}',
                   flush=True)
             gs = check_json_format(name, 'gradescope', grade(grader, root, sub, tree, 'gradescope'),

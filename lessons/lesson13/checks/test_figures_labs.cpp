@@ -354,9 +354,10 @@ TEST_CASE("lab figures in the lesson 13 notes match their computation", "[figure
   const double traffic_floats = 2 * q_floats + kv_floats;  // Q read, O written once
   // flash.global_reads' two bounds: loads (Q once, K and V once per query tile) and
   // stores (O, and each row's m and l as a sector each, at most once per key tile).
-  const double load_bound = kFloat * (q_floats + kv_floats);
+  const double load_bound = kFloat * (8 * q_floats + kv_floats);  // Q: a sector per float at worst
   const double store_bound = (kFloat * n * d + 2 * 32 * n) * std::ceil(n / Bc);
-  const double k_twice = load_bound + kFloat * n * d * q_tiles;  // one K tile more per query tile
+  const double k_twice = kFloat * (q_floats + kv_floats + n * d * q_tiles);  // one K tile more
+  const double q_broadcast = kFloat * 8 * q_floats;  // Q read a float at a time by broadcasts
   const double m_floats = Br * d;                              // the "M ~ 16 d" of the bound
   const double per_warp_reads = 2 * q_floats + 2 * n * n * d;  // every warp reads all of K, V
   const flash_counts flash = flash_model(static_cast<long>(n), static_cast<long>(d), true);
@@ -517,6 +518,8 @@ TEST_CASE("lab figures in the lesson 13 notes match their computation", "[figure
       {"labs.flash_store_bound_bytes", exact(store_bound)},
       {"labs.flash_k_twice_bytes", exact(k_twice)},
       {"labs.flash_k_twice_pct", rounded(100 * (k_twice / load_bound - 1), 0)},
+      {"labs.flash_min_load_bytes", exact(kFloat * (q_floats + kv_floats))},
+      {"labs.flash_q_broadcast_bytes", exact(q_broadcast)},
       {"labs.flash_m_floats", exact(m_floats)},
       {"labs.flash_theta_kv", exact(n * n * d * d / m_floats)},
       {"labs.flash_per_warp_reads", exact(per_warp_reads)},

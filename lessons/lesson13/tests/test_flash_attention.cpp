@@ -132,16 +132,19 @@ TEST_CASE("FlashAttention kernel's global memory traffic stays within the tiled 
   require_precondition(r, "flash.correct", 1e-4);
   // Traffic as the hardware counts it: 32-byte sectors (a broadcast is one), loads and
   // stores apart, each against the lab's bound (notes 5.4, "What it moves"):
-  //   loads   Q once, K and V once per query tile of kFlashBr rows: 4 (nd + 2nd ceil(n/Br));
+  //   loads   Q once, in any layout (each float asked for once by its warp; read by
+  //           broadcasts, all lanes at one address, that is a sector per float: 8 per
+  //           sector), K and V once per query tile of kFlashBr rows:
+  //           4 (8 nd + 2nd ceil(n/Br));
   //   stores  O at most once per key tile of kFlashBc rows, with each row's m and l (the
   //           FA-1 loop order's carry-over; a row's m or l is a sector of its own, 32 B):
   //           (4 nd + 64 n) ceil(n/Bc).
   // No slack: the emulator's sectors are Nsight Compute's (docs/measurements/
   // 2026-12-03-h200-gpu-fresh/ncu_flash.txt), and the solution moves exactly the minimum.
-  // One redundant K tile per query tile is 48 % more loads; every warp streaming K and V
-  // itself, 15 times as much.
+  // One redundant K tile per query tile is 40 % more loads; every warp streaming K and V
+  // itself, 13 times as much.
   const double q_tiles = (n + kFlashBr - 1) / kFlashBr, k_tiles = (n + kFlashBc - 1) / kFlashBc;
-  const double load_bound = 4.0 * (double(n) * d + 2.0 * n * d * q_tiles);
+  const double load_bound = 4.0 * (8.0 * n * d + 2.0 * n * d * q_tiles);
   const double store_bound = (4.0 * n * d + 64.0 * n) * k_tiles;
   uint64_t load_sectors = 0, store_sectors = 0;
   for (const auto& l : cuda_emu::launches()) {  // an atomic reads and writes its sectors
@@ -151,7 +154,7 @@ TEST_CASE("FlashAttention kernel's global memory traffic stays within the tiled 
   const double loaded = 32.0 * double(load_sectors), stored = 32.0 * double(store_sectors);
   INFO("global memory traffic: loads " << uint64_t(loaded) << " bytes (bound "
                                        << uint64_t(load_bound)
-                                       << ": Q once, K and V once per query tile of " << kFlashBr
+                                       << ": Q once in any layout, K and V once per query tile of " << kFlashBr
                                        << " rows), stores " << uint64_t(stored) << " bytes (bound "
                                        << uint64_t(store_bound) << ": O, m and l at most once per key tile of "
                                        << kFlashBc << " rows)");

@@ -224,5 +224,8 @@ std::string location(const void* pc);  // "kernel+0x1c in file.cu:5", via addr2l
 void emit(report_kind kind, const std::string& text);
 std::string race_text(const race& r);  // racecheck's lines, "=========" included
 void finish_races();
+// At the end of each launch: prints what device printf kept (src/printf.cpp), and adds
+// the launch's warning when some of it was dropped or not shown.
+void finish_printf();
 
 }  // namespace cuda_emu::detail

@@ -501,11 +501,55 @@ std::string rewrite_kernel_launches(std::string_view s) {
   return out;
 }
 
+// Device printf: each call of printf, std::printf or ::printf becomes a call of
+// ::cuda_emu::detail::device_printf (printf.hpp), which is printf outside a kernel and
+// inside one buffers the text as a GPU's printf FIFO does. Only calls (the name, then
+// '(' past spaces and comments), in code: not snprintf or fprintf, not a member
+// (.printf, ->printf, T::printf), not another namespace's printf, not a macro named
+// printf, nothing in a literal or comment.
+std::string rewrite_printf(std::string_view s) {
+  const std::vector<bool> code = code_mask(s);
+  std::string out;
+  size_t copied = 0;
+  for (size_t i = 0; i + 6 <= s.size(); ++i) {
+    if (!code[i] || s[i] != 'p' || !starts_word(s, i, "printf")) continue;
+    size_t k = i + 6;
+    while (k < s.size() && (std::isspace(static_cast<unsigned char>(s[k])) || !code[k])) ++k;
+    if (k >= s.size() || s[k] != '(') continue;
+    auto back = [&](size_t p) {  // past spaces and comments before position p
+      while (p > 0 && (std::isspace(static_cast<unsigned char>(s[p - 1])) ||
+                       (!code[p - 1] && s[p - 1] != '"' && s[p - 1] != '\'')))
+        --p;
+      return p;
+    };
+    size_t from = i;
+    const size_t p = back(i);
+    if (p > 0 && (s[p - 1] == '.' || (s[p - 1] == '>' && p > 1 && s[p - 2] == '-'))) continue;
+    if (p >= 6 && starts_word(s, p - 6, "define")) continue;
+    if (p >= 2 && s[p - 1] == ':' && s[p - 2] == ':') {
+      const size_t e = back(p - 2);
+      size_t w = e;
+      while (w > 0 && ident_char(s[w - 1])) --w;
+      if (w < e && s.substr(w, e - w) != "std") continue;  // another namespace's or class's
+      if (w == e && e > 0 && (s[e - 1] == '>' || s[e - 1] == ')')) continue;  // T<...>::printf
+      from = w < e ? w : p - 2;
+    }
+    out.append(s.substr(copied, from - copied));
+    for (size_t q = from; q < i; ++q)  // keep the lines
+      if (s[q] == '\n') out += '\n';
+    out += "::cuda_emu::detail::device_printf";
+    copied = i + 6;
+    i = copied - 1;
+  }
+  out.append(s.substr(copied));
+  return out;
+}
+
 }  // namespace
 
 std::string rewrite_launches(std::string_view source) {
-  return rewrite_kernel_launches(
-      rewrite_extern_shared(rewrite_template_shared(rewrite_static_limits(source))));
+  return rewrite_printf(rewrite_kernel_launches(
+      rewrite_extern_shared(rewrite_template_shared(rewrite_static_limits(source)))));
 }
 
 }  // namespace cuda_emu

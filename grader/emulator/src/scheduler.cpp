@@ -673,6 +673,7 @@ void launch(const launch_config& config, const char* name, void (*entry)(void*),
         break;
     }
   }
+  finish_printf();  // the launch's device printf, as a GPU flushes its FIFO at the sync
   rec.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   emu.record = nullptr;
   emu.launches.push_back(std::move(rec));

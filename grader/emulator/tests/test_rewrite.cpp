@@ -101,3 +101,27 @@ TEST_CASE("static __shared__ and __constant__ declarations assert sm_90's limits
                            "// __shared__ float s[4];", "extern __constant__ float c[4];"})
     CHECK_THAT(rewrite_launches(text), !Catch::Contains("static_assert"));
 }
+
+TEST_CASE("printf calls become device_printf; snprintf, literals and comments stay", "[rewrite]") {
+  const std::string dp = "::cuda_emu::detail::device_printf";
+  CHECK(rewrite_launches("printf(\"%d\\n\", i);") == dp + "(\"%d\\n\", i);");
+  CHECK(rewrite_launches("std::printf (\"x\");") == dp + " (\"x\");");
+  CHECK(rewrite_launches("::printf(\"x\");") == dp + "(\"x\");");
+  CHECK(rewrite_launches("if (t) std :: printf\n(\"x\");") == "if (t) " + dp + "\n(\"x\");");
+  CHECK(rewrite_launches("#define LOG(x) printf(\"%d\", x)\n") ==
+        "#define LOG(x) " + dp + "(\"%d\", x)\n");
+  CHECK(rewrite_launches("int n = printf/* why */(\"a\") + printf(\"b\");") ==
+        "int n = " + dp + "/* why */(\"a\") + " + dp + "(\"b\");");
+  // The line count stays.
+  const std::string lines = rewrite_launches("std::\nprintf(\"a\\n\");\nint after;");
+  CHECK(std::count(lines.begin(), lines.end(), '\n') == 2);
+  CHECK(lines.ends_with("\nint after;"));
+  for (const char* text :
+       {"snprintf(buf, 8, \"%d\", i);", "std::snprintf(buf, 8, \"x\");", "fprintf(stderr, \"x\");",
+        "const char* s = \"printf(\\\"x\\\")\";", "// printf(\"x\");\n", "/* printf(\"x\"); */",
+        "log.printf(\"x\");", "log->printf(\"x\");", "fmt::printf(\"x\");", "Log<int>::printf(\"x\");",
+        "#define printf(...) my_printf(__VA_ARGS__)\n", "auto* f = &printf;", "my_printf(\"x\");",
+        "__builtin_printf(\"x\");", "__attribute__((format(printf, 1, 2))) void f(const char*, ...);",
+        "R\"(printf(\"x\"))\";"})
+    CHECK(rewrite_launches(text) == text);
+}

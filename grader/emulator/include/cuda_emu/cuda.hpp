@@ -10,6 +10,7 @@
 //   atomics.hpp     atomicAdd, atomicCAS, ...
 //   math.hpp        min/max, __expf and the other fast-math intrinsics
 //   device_api.hpp  cudaGetDeviceProperties, cudaFuncSetAttribute, symbols, __activemask
+//   printf.hpp      device printf (the rewrite turns printf calls into device_printf)
 // <cooperative_groups.h> (include/) adds the common subset of cooperative groups.
 #pragma once
 
@@ -37,3 +38,4 @@
 #include "cuda_emu/atomics.hpp"
 #include "cuda_emu/math.hpp"
 #include "cuda_emu/device_api.hpp"
+#include "cuda_emu/printf.hpp"

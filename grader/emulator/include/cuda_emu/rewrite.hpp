@@ -3,7 +3,8 @@
 // becomes
 //   ::cuda_emu::launch_kernel(::cuda_emu::launch_config{grid, block}, "kernel",
 //                             launch_callable("kernel"), a, b)
-// and `extern __shared__ T s[];` names the emulator's dynamic shared buffer.
+// and `extern __shared__ T s[];` names the emulator's dynamic shared buffer; printf
+// calls become ::cuda_emu::detail::device_printf (printf.hpp).
 // Comments, strings and line breaks are kept, so compiler messages keep their lines.
 #pragma once
 

@@ -1,0 +1,123 @@
+// Mutant lab3-policy-printf-every-thread: the lesson's solution with a debugging
+// printf of (blockIdx.x, threadIdx.x, m_i, l_i) from every thread in every key tile;
+// correct, so it must keep every mark, as it would on a GPU (whose printf buffer
+// drops what does not fit). The solution's comments follow.
+//
+// One warp per query row, kFlashBr rows (warps) per block. The block stages its
+// query rows and, one tile at a time, kFlashBc rows of K and V in shared memory.
+// For each tile, lane c scores key c; the warp combines the lanes' scores with
+// shuffles into the tile's max and sum, and lane t keeps output columns
+// t, t+32, ... of its row. Each warp keeps its row's running max m, running sum l
+// and unnormalised output o, exactly as the C++ exercise (online_softmax.cpp)
+// does, and writes O once at the end. No n x n matrix ever exists.
+// API: lessons/lesson13/include/flash_attention_lab.hpp.
+#include <cuda_runtime.h>
+
+#include "course/blank.hpp"
+#include "flash_attention_lab.hpp"
+
+namespace lesson13 {
+namespace {
+
+constexpr int Br = kFlashBr, Bc = kFlashBc, kMaxD = 128;
+constexpr unsigned kFull = 0xffffffffu;
+
+// The tiles, sized for the largest d, outside the kernel template (a __shared__
+// array inside a template is invisible to the emulator). K rows are padded by one
+// float, so lane c reading row c, column k hits bank (c * (d + 1) + k) % 32: all
+// different.
+__shared__ float Q_tile[Br * kMaxD];
+__shared__ float K_tile[Bc * (kMaxD + 1)];
+__shared__ float V_tile[Bc * kMaxD];
+
+// __launch_bounds__: 512 threads per block leave at most 128 registers per thread;
+// without the bound, nvcc keeps all of q[128] in registers and the launch fails.
+template <int D>
+__global__ void __launch_bounds__(Br * 32) flash_attention_kernel(const float* Q, const float* K, const float* V,
+                                                                  float* O, int n) {
+  constexpr int P = D + 1;   // padded K row
+  constexpr int T = D / 32;  // output columns per lane
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  const int r0 = blockIdx.x * Br, r = r0 + warp;  // this warp's query row
+  const bool active = r < n;
+
+  // Stage this block's query rows (consecutive threads copy consecutive floats).
+  const int rows = min(Br, n - r0);
+  for (int idx = threadIdx.x; idx < rows * D; idx += blockDim.x) Q_tile[idx] = Q[r0 * D + idx];
+  __syncthreads();
+  float q[D];
+  for (int k = 0; k < D; ++k) q[k] = Q_tile[warp * D + k];  // one address per warp: a broadcast
+
+  float o[T];
+  for (int t = 0; t < T; ++t) o[t] = 0.0f;
+  float m_i = -INFINITY, l_i = 0.0f;
+
+  for (int j = 0; j < n; j += Bc) {
+    const int bc = min(Bc, n - j);  // the last tile may be partial
+    for (int idx = threadIdx.x; idx < bc * D; idx += blockDim.x) {
+      K_tile[(idx / D) * P + idx % D] = K[j * D + idx];
+      V_tile[idx] = V[j * D + idx];
+    }
+    __syncthreads();
+
+    if (active) {
+      // Lane c scores key j + c; lanes past a partial tile score -inf.
+      float s = -INFINITY;
+      if (lane < bc) {
+        float dot = 0.0f;
+        for (int k = 0; k < D; ++k) dot += q[k] * K_tile[lane * P + k];
+        s = dot;
+      }
+      float block_max = s;  // the tile's largest score, on every lane
+      for (int off = 16; off > 0; off /= 2) block_max = fmaxf(block_max, __shfl_xor_sync(kFull, block_max, off));
+
+      // 1) New running max.
+      const float m_new = fmaxf(m_i, block_max);
+
+      // 2) scale: the factor that puts l_i and o[], weighted relative to m_i, on m_new.
+      const float scale = expf(m_i - m_new);
+
+      const float p = lane < bc ? expf(s - m_new) : 0.0f;  // this lane's p_ij
+      float p_sum = p;
+      for (int off = 16; off > 0; off /= 2) p_sum += __shfl_xor_sync(kFull, p_sum, off);
+
+      // 3) Running sum.
+      const float l_new = l_i * scale + p_sum;
+
+      // 4) Running output: lane t owns columns t + 32 * u of the row.
+      for (int u = 0; u < T; ++u) {
+        float pv = 0.0f;  // sum over this tile's keys c of p_c * V_j[c][column]
+        for (int c = 0; c < bc; ++c) pv += __shfl_sync(kFull, p, c) * V_tile[c * D + lane + 32 * u];
+        o[u] = o[u] * scale + pv;
+      }
+      m_i = m_new;
+      l_i = l_new;
+    }
+    printf("block %d thread %d: m_i = %f, l_i = %f\n", blockIdx.x, threadIdx.x, m_i, l_i);
+    __syncthreads();  // the next tile overwrites K_tile and V_tile
+  }
+
+  if (active)
+    for (int u = 0; u < T; ++u) {
+      // 5) Normalise once, at the end.
+      O[r * D + lane + 32 * u] = o[u] / l_i;
+    }
+}
+
+template <int D>
+void launch(const float* Q, const float* K, const float* V, float* O, int n) {
+  flash_attention_kernel<D><<<(n + Br - 1) / Br, Br * 32>>>(Q, K, V, O, n);
+}
+
+}  // namespace
+
+bool flash_attention_forward(const float* Q, const float* K, const float* V, float* O, int n, int d) {
+  switch (d) {
+    case 32: launch<32>(Q, K, V, O, n); return true;
+    case 64: launch<64>(Q, K, V, O, n); return true;
+    case 128: launch<128>(Q, K, V, O, n); return true;
+    default: return false;
+  }
+}
+
+}  // namespace lesson13

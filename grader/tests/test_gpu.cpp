@@ -94,8 +94,12 @@ TEST_CASE("gpu_check_of: a limit is no verdict, so never a disagreement with the
 
   // A test that failed before the limit is the GPU's verdict.
   grader::tag_run failed = stopped;
-  failed.records.push_back(
-      {"large C", {}, false, {{"t.cpp", 3, "require", "e <= 1e-5", "0.5 <= 1e-5", "", {}}}, "", {}});
+  failed.records.push_back({"large C",
+                            {},
+                            false,
+                            {{"t.cpp", 3, "require", "e <= 1e-5", "0.5 <= 1e-5", "", {}}},
+                            "",
+                            {}});
   CHECK(grader::gpu_check_of("coalescing.correct", failed, lang::en).status == "fail");
 
   // A crash with no failed test (and no limit) is the student's code: a fail.

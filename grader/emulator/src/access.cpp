@@ -367,7 +367,8 @@ void account(const request_group& g, launch_counters& c) {
     // Bytes the lanes asked for (a broadcast's 32 times): the labs compare these
     // between kernels; the memory traffic is the sectors.
     const uint64_t bytes = uint64_t{g.n} * g.size;
-    if (g.kind == access_kind::global_atomic) {  // ncu's op_atom / op_red: read and written in place
+    if (g.kind ==
+        access_kind::global_atomic) {  // ncu's op_atom / op_red: read and written in place
       c.global_atomic_requests++;
       c.global_atomic_sectors += sectors;
       c.global_atomic_coalesced_sectors += g.size;

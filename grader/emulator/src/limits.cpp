@@ -1,12 +1,11 @@
 // The sm_90 (H200) resource limits a launch must respect, checked as the CUDA driver
 // checks them: block and grid dimensions and shared memory per block. CUDA 13.0 on an
 // H200 fails both with cudaErrorInvalidValue (measured: tests/limits/launch_limits.h200.txt;
-// CUDA 12 and older said cudaErrorInvalidConfiguration for the dimensions). A launch over a limit fails and its kernel
-// does not run, so code an H200 would refuse cannot pass on the emulator. The limits
-// ptxas enforces at build time (static __shared__ over 48 KiB, __constant__ over
-// 64 KiB) are static_asserts the rewrite adds (src/rewrite.cpp); the static shared
-// memory a launch reaches is also summed here, for the checks it shares with the
-// dynamic size.
+// CUDA 12 and older said cudaErrorInvalidConfiguration for the dimensions). A launch over a limit
+// fails and its kernel does not run, so code an H200 would refuse cannot pass on the emulator. The
+// limits ptxas enforces at build time (static __shared__ over 48 KiB, __constant__ over 64 KiB) are
+// static_asserts the rewrite adds (src/rewrite.cpp); the static shared memory a launch reaches is
+// also summed here, for the checks it shares with the dynamic size.
 #include <algorithm>
 #include <cstdio>
 
@@ -178,9 +177,9 @@ void note_static_shared(const volatile void* array, size_t bytes) {
     emu.in_kernel = true;
     return;
   }
-  abort_thread(abort_reason::config,
-               "launch of " + (emu.record ? emu.record->kernel : std::string("?")) + ": " + why +
-                   " (cudaErrorInvalidValue)" + kNotRun);
+  abort_thread(abort_reason::config, "launch of " +
+                                         (emu.record ? emu.record->kernel : std::string("?")) +
+                                         ": " + why + " (cudaErrorInvalidValue)" + kNotRun);
 }
 
 }  // namespace cuda_emu::detail

@@ -18,9 +18,9 @@ namespace cuda_emu::detail {
 namespace {
 
 struct printf_buffer {
-  std::string kept;           // the formatted text of the calls that fit
-  std::vector<size_t> ends;   // where each kept call ends in `kept`
-  bool full = false;          // a call did not fit: every later one is dropped too
+  std::string kept;          // the formatted text of the calls that fit
+  std::vector<size_t> ends;  // where each kept call ends in `kept`
+  bool full = false;         // a call did not fit: every later one is dropped too
   uint64_t bytes = 0, calls = 0, threads = 0;
   std::vector<uint64_t> seen;  // per thread of a block: the (launch, block) it last printed in
 };
@@ -127,8 +127,9 @@ void finish_printf() {
                        grouped(b.calls) + (b.calls == 1 ? " call" : " calls") + " from " +
                        grouped(b.threads) + (b.threads == 1 ? " thread" : " threads") + "; ";
     if (b.full)
-      text += "the launch's " + mib_or_bytes(kPrintfBufferBytes) + " printf buffer kept the first " +
-              grouped(b.ends.size()) + " calls (" + grouped(b.kept.size()) +
+      text += "the launch's " + mib_or_bytes(kPrintfBufferBytes) +
+              " printf buffer kept the first " + grouped(b.ends.size()) + " calls (" +
+              grouped(b.kept.size()) +
               " bytes) and dropped the rest, as a GPU's fixed printf buffer "
               "(cudaLimitPrintfFifoSize) drops what does not fit; ";
     else

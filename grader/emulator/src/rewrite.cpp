@@ -395,7 +395,8 @@ std::string rewrite_static_limits(std::string_view s) {
       if (c == ')' || c == ']' || c == '}') --depth;
     }
     if (end >= s.size() || s[end] != ';') continue;  // not a declaration this pass reads
-    const std::vector<std::string> names = declared_names(s.substr(after, end - after), code, after);
+    const std::vector<std::string> names =
+        declared_names(s.substr(after, end - after), code, after);
     if (names.empty()) continue;
     // The innermost function around it: the outermost brace that is no namespace.
     size_t function = std::string_view::npos;

@@ -73,11 +73,9 @@ TEST_CASE("block dimensions: 1024 threads, 1024 in x or y, 64 in z", "[limits]")
   fails(dims(1, dim3(1, 1, 65)), cudaErrorInvalidValue, "blockDim.z 65 > 64");
   fails(dims(1, dim3(32, 33)), cudaErrorInvalidValue,
         "blockDim (32,33,1) = 1,056 threads per block > 1024");
-  fails(dims(1, dim3(17, 1, 64)), cudaErrorInvalidValue,
-        "= 1,088 threads per block > 1024");
+  fails(dims(1, dim3(17, 1, 64)), cudaErrorInvalidValue, "= 1,088 threads per block > 1024");
   fails(dims(1, dim3(0)), cudaErrorInvalidValue, "blockDim (0,1,1) has a zero dimension");
-  fails(dims(dim3(1, 0), 32), cudaErrorInvalidValue,
-        "gridDim (1,0,1) has a zero dimension");
+  fails(dims(dim3(1, 0), 32), cudaErrorInvalidValue, "gridDim (1,0,1) has a zero dimension");
 }
 
 TEST_CASE("grid dimensions: 2^31 - 1 in x, 65535 in y and z", "[limits]") {

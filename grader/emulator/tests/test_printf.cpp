@@ -41,7 +41,8 @@ TEST_CASE("a kernel printing from 65,536 threads runs, its output capped, with o
   // 65,536 lines of 36 bytes: 2,359,296 bytes. Kept: 29,127 whole lines (1,048,572
   // bytes, under 1 MiB); shown: 1,820 whole lines (65,520 bytes, under 64 KiB).
   CHECK(text.size() == 65520);
-  CHECK(text.starts_with("block     0 thread     0 m    0.000\nblock     0 thread     1 m    0.500\n"));
+  CHECK(text.starts_with(
+      "block     0 thread     0 m    0.000\nblock     0 thread     1 m    0.500\n"));
   CHECK(text.ends_with("block     7 thread    27 m   13.500\n"));
   CHECK(std::count(text.begin(), text.end(), '\n') == 1820);
   CHECK(cuda_emu::detail::printf_shown_bytes() == 65520);

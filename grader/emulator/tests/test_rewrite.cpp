@@ -84,13 +84,15 @@ TEST_CASE("static __shared__ and __constant__ declarations assert sm_90's limits
                                   "__builtin_addressof(e), sizeof(e));"));
   // At namespace scope: asserted alone, and registered for the launches that touch it.
   const std::string file_scope = rewrite_launches("__shared__ float g[4];");
-  CHECK_THAT(file_scope, Catch::StartsWith("__shared__ float g[4];static_assert(sizeof(g) <= 49152"));
+  CHECK_THAT(file_scope,
+             Catch::StartsWith("__shared__ float g[4];static_assert(sizeof(g) <= 49152"));
   CHECK_THAT(file_scope, Catch::Contains("static const bool cuda_emu_file_shared_g = "
                                          "::cuda_emu::detail::note_file_shared("
                                          "__builtin_addressof(g), sizeof(g));"));
   CHECK_THAT(file_scope, !Catch::Contains("note_static_shared"));
   const std::string constants = rewrite_launches(
-      "__constant__ float t[4] = {1, 2, 3, 4};\nnamespace ns { namespace { __constant__ int u; } }\n"
+      "__constant__ float t[4] = {1, 2, 3, 4};\nnamespace ns { namespace { __constant__ int u; } "
+      "}\n"
       "__constant__ float v[2];\n");
   CHECK_THAT(constants, Catch::Contains("int u;static_assert(sizeof(::t) + sizeof(u) <= 65536, "
                                         "\"__constant__ memory of this file over 64 KiB"));
@@ -119,9 +121,9 @@ TEST_CASE("printf calls become device_printf; snprintf, literals and comments st
   for (const char* text :
        {"snprintf(buf, 8, \"%d\", i);", "std::snprintf(buf, 8, \"x\");", "fprintf(stderr, \"x\");",
         "const char* s = \"printf(\\\"x\\\")\";", "// printf(\"x\");\n", "/* printf(\"x\"); */",
-        "log.printf(\"x\");", "log->printf(\"x\");", "fmt::printf(\"x\");", "Log<int>::printf(\"x\");",
-        "#define printf(...) my_printf(__VA_ARGS__)\n", "auto* f = &printf;", "my_printf(\"x\");",
-        "__builtin_printf(\"x\");", "__attribute__((format(printf, 1, 2))) void f(const char*, ...);",
-        "R\"(printf(\"x\"))\";"})
+        "log.printf(\"x\");", "log->printf(\"x\");", "fmt::printf(\"x\");",
+        "Log<int>::printf(\"x\");", "#define printf(...) my_printf(__VA_ARGS__)\n",
+        "auto* f = &printf;", "my_printf(\"x\");", "__builtin_printf(\"x\");",
+        "__attribute__((format(printf, 1, 2))) void f(const char*, ...);", "R\"(printf(\"x\"))\";"})
     CHECK(rewrite_launches(text) == text);
 }

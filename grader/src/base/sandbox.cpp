@@ -71,7 +71,8 @@ std::string interpreter_of(const fs::path& file) {
 
 }  // namespace
 
-tool_view show_tools(const std::vector<std::string>& programs, const std::vector<fs::path>& hidden) {
+tool_view show_tools(const std::vector<std::string>& programs,
+                     const std::vector<fs::path>& hidden) {
   tool_view view;
   std::vector<std::string> bins;
   std::set<fs::path> seen;

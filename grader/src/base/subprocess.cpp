@@ -122,7 +122,9 @@ std::string find_program(const std::string& program) {
   return {};
 }
 
-bool on_path(const std::string& program) { return !find_program(program).empty(); }
+bool on_path(const std::string& program) {
+  return !find_program(program).empty();
+}
 
 run_result run_process(const std::vector<std::string>& argv, const run_options& options) {
   using clock = std::chrono::steady_clock;

@@ -108,13 +108,13 @@ gpu_check gpu_check_of(const std::string& item, const tag_run& run, lang l) {
   const run_result& p = run.process;
   const bool limit = p.timed_out || p.memory_exceeded || p.output_exceeded ||
                      p.processes_exceeded || p.spawn_failed;
-  const auto failed = std::find_if(run.records.begin(), run.records.end(), [](const auto& r) {
-    return !r.passed && !r.failures.empty();
-  });
+  const auto failed = std::find_if(run.records.begin(), run.records.end(),
+                                   [](const auto& r) { return !r.passed && !r.failures.empty(); });
   if (failed != run.records.end()) {  // a test's own verdict, whatever stopped it later
     const test_failure& f = failed->failures.front();
     check.status = "fail";
-    check.feedback = fmt::format("'{}': {}", failed->name, f.message.empty() ? f.expanded : f.message);
+    check.feedback =
+        fmt::format("'{}': {}", failed->name, f.message.empty() ? f.expanded : f.message);
     for (const auto& info : f.info)
       if (!::course::protocol::is_seed_line(info) && !info.empty())
         check.feedback += "; " + (::course::protocol::is_cause_line(info)
@@ -177,10 +177,10 @@ gpu_section grade_gpu(const course& c, const manifest& m, const grade_request& r
                                   "-DCMAKE_CUDA_COMPILER=" + nvcc},
                                  false,
                                  confined});
-  const build_result built =
-      tree.build(files, std::max<std::chrono::seconds>(req.build_timeout, std::chrono::minutes(10)),
-                 {bench}, fs::exists(c.solutions_dir(m.lesson)) ? std::vector<std::string>{bench_solution}
-                                                                 : std::vector<std::string>{});
+  const build_result built = tree.build(
+      files, std::max<std::chrono::seconds>(req.build_timeout, std::chrono::minutes(10)), {bench},
+      fs::exists(c.solutions_dir(m.lesson)) ? std::vector<std::string>{bench_solution}
+                                            : std::vector<std::string>{});
 
   // The same correctness tests, on the GPU.
   std::vector<test_job> jobs;
@@ -245,10 +245,10 @@ gpu_section grade_gpu(const course& c, const manifest& m, const grade_request& r
       check.sanitizer_peak_bytes = std::max(check.sanitizer_peak_bytes, p.peak_memory);
       if (check.status == "pass" && (p.timed_out || p.memory_exceeded || p.output_exceeded)) {
         // The check could not finish: the item keeps the GPU's pass, and says so.
-        check.feedback += (check.feedback.empty() ? "" : "; ") +
-                          trf(l, "compute-sanitizer --tool {} 没能跑完：{}",
-                              "compute-sanitizer --tool {} could not finish: {}", of[k].second,
-                              p.describe());
+        check.feedback +=
+            (check.feedback.empty() ? "" : "; ") +
+            trf(l, "compute-sanitizer --tool {} 没能跑完：{}",
+                "compute-sanitizer --tool {} could not finish: {}", of[k].second, p.describe());
         continue;
       }
       if (check.status != "pass" || checked[k].process.exit_code != kSanitizerFound) continue;
@@ -326,8 +326,12 @@ nlohmann::json to_json(const gpu_section& g) {
                        {"solution_ms", t.solution_ms},
                        {"baseline", t.baseline},
                        {"baseline_ms", t.baseline_ms}});
-  return {{"device", g.device}, {"arch", g.arch},         {"checks", checks},
-          {"timings", timings}, {"messages", g.messages}, {"disagreements", g.disagreements},
+  return {{"device", g.device},
+          {"arch", g.arch},
+          {"checks", checks},
+          {"timings", timings},
+          {"messages", g.messages},
+          {"disagreements", g.disagreements},
           {"bench_peak_mib", g.bench_peak_bytes >> 20}};
 }
 

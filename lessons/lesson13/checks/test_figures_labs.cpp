@@ -358,7 +358,7 @@ TEST_CASE("lab figures in the lesson 13 notes match their computation", "[figure
   const double store_bound = (kFloat * n * d + 2 * 32 * n) * std::ceil(n / Bc);
   const double k_twice = kFloat * (q_floats + kv_floats + n * d * q_tiles);  // one K tile more
   const double q_broadcast = kFloat * 8 * q_floats;  // Q read a float at a time by broadcasts
-  const double m_floats = Br * d;                              // the "M ~ 16 d" of the bound
+  const double m_floats = Br * d;                    // the "M ~ 16 d" of the bound
   const double per_warp_reads = 2 * q_floats + 2 * n * n * d;  // every warp reads all of K, V
   const flash_counts flash = flash_model(static_cast<long>(n), static_cast<long>(d), true);
   const flash_counts flash_unpadded =

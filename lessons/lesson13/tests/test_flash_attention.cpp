@@ -152,12 +152,11 @@ TEST_CASE("FlashAttention kernel's global memory traffic stays within the tiled 
     store_sectors += l.counters.global_store_sectors + l.counters.global_atomic_sectors;
   }
   const double loaded = 32.0 * double(load_sectors), stored = 32.0 * double(store_sectors);
-  INFO("global memory traffic: loads " << uint64_t(loaded) << " bytes (bound "
-                                       << uint64_t(load_bound)
-                                       << ": Q once in any layout, K and V once per query tile of " << kFlashBr
-                                       << " rows), stores " << uint64_t(stored) << " bytes (bound "
-                                       << uint64_t(store_bound) << ": O, m and l at most once per key tile of "
-                                       << kFlashBc << " rows)");
+  INFO("global memory traffic: loads "
+       << uint64_t(loaded) << " bytes (bound " << uint64_t(load_bound)
+       << ": Q once in any layout, K and V once per query tile of " << kFlashBr << " rows), stores "
+       << uint64_t(stored) << " bytes (bound " << uint64_t(store_bound)
+       << ": O, m and l at most once per key tile of " << kFlashBc << " rows)");
   require_kernel_work(r);
   CHECK(loaded <= load_bound);
   CHECK(stored <= store_bound);

@@ -82,8 +82,8 @@ cudaError_t lim_static_split(int* ran) {
 
 cudaError_t lim_opt_in(int bytes) {
   // The static kernel's own limit is 1 KiB less (a GPU refuses static + bytes > 227 KiB).
-  const cudaError_t a = cudaFuncSetAttribute(
-      lim_dynamic_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
+  const cudaError_t a =
+      cudaFuncSetAttribute(lim_dynamic_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
   if (a != cudaSuccess) return a;
   return cudaFuncSetAttribute(lim_static_dynamic_kernel,
                               cudaFuncAttributeMaxDynamicSharedMemorySize,

@@ -2,7 +2,8 @@
 //   <case>: <error cudaGetLastError gave> <ran|not run>
 // so an H200 and the emulator can be compared line by line (launch_limits.expected
 // holds the emulator's lines; ctest emulator.launch_limits checks them).
-//   GPU:       nvcc -std=c++17 -arch=sm_90 -o launch_limits grader/emulator/tests/limits/launch_limits.cu
+//   GPU:       nvcc -std=c++17 -arch=sm_90 -o launch_limits
+//   grader/emulator/tests/limits/launch_limits.cu
 //              ./launch_limits
 //   emulator:  build/bin/emulator_launch_limits
 // The cases run in this order on purpose: the opt-in to more dynamic shared memory

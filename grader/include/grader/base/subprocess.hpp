@@ -23,8 +23,8 @@ struct run_result {
   // The most resident bytes its tree held when sampled (every 50 ms, while a memory or
   // process limit watches it; 0 otherwise): what a limit is set from (docs/measurements).
   std::uint64_t peak_memory = 0;
-  std::string output;               // stdout and stderr, interleaved, capped at max_output
-  std::string records;              // what it wrote to fd 3 (options.records_fd), read live
+  std::string output;   // stdout and stderr, interleaved, capped at max_output
+  std::string records;  // what it wrote to fd 3 (options.records_fd), read live
   double seconds = 0;
 
   bool ok() const {

@@ -22,7 +22,7 @@ struct gpu_check {
   // which is never a verdict, nor a disagreement with the emulator. emulator-only.
   std::string status;
   std::string feedback;
-  std::uint64_t peak_bytes = 0;  // the test process's most resident memory (sampled)
+  std::uint64_t peak_bytes = 0;            // the test process's most resident memory (sampled)
   std::uint64_t sanitizer_peak_bytes = 0;  // the same under compute-sanitizer
 };
 
@@ -37,7 +37,7 @@ struct gpu_section {
   std::string device, arch;
   std::vector<gpu_check> checks;
   std::vector<gpu_timing> timings;
-  std::vector<std::string> messages;  // build errors, missing timings
+  std::vector<std::string> messages;   // build errors, missing timings
   std::uint64_t bench_peak_bytes = 0;  // the timing program's most resident memory
   // Items whose correctness verdict on the GPU differs from the emulator's (same seed):
   // "flash.correct: emulator pass, GPU fail". Empty when they agree.

@@ -46,7 +46,8 @@ namespace grader {
 // Spaces next to Chinese characters are ignored on both sides ("写回 HBM" == "写回HBM").
 // Negation words inside an alternative ("not reduce", "不变") are part of the claim. A
 // final '$' anchors an alternative to the end of a clause: "差不多$" matches "带宽差不多。"
-// but not "差不多是 HBM 的 10 倍".
+// but not "差不多是 HBM 的 10 倍". "{ratio>=50}", "{ratio<2}" (also >, <=) match a magnitude
+// the sentence states (find_magnitudes); make_claim refuses one it cannot read.
 struct claim {
   std::vector<std::vector<std::string>> groups;  // normalised
   // A sentence holding any of these does not make the claim, whatever it matches: the

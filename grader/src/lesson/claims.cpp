@@ -318,16 +318,20 @@ std::optional<ratio_condition> parse_ratio(std::string_view alt) {
   if (!alt.starts_with(ratio_prefix) || !alt.ends_with("}")) return std::nullopt;
   std::string_view rest = alt.substr(ratio_prefix.size(), alt.size() - ratio_prefix.size() - 1);
   ratio_condition c;
-  if (rest.starts_with(">=")) c.op = ratio_condition::ge, rest.remove_prefix(2);
-  else if (rest.starts_with("<=")) c.op = ratio_condition::le, rest.remove_prefix(2);
-  else if (rest.starts_with(">")) c.op = ratio_condition::gt, rest.remove_prefix(1);
-  else if (rest.starts_with("<")) c.op = ratio_condition::lt, rest.remove_prefix(1);
-  else return std::nullopt;
+  if (rest.starts_with(">="))
+    c.op = ratio_condition::ge, rest.remove_prefix(2);
+  else if (rest.starts_with("<="))
+    c.op = ratio_condition::le, rest.remove_prefix(2);
+  else if (rest.starts_with(">"))
+    c.op = ratio_condition::gt, rest.remove_prefix(1);
+  else if (rest.starts_with("<"))
+    c.op = ratio_condition::lt, rest.remove_prefix(1);
+  else
+    return std::nullopt;
   const std::string number(rest);
   char* end = nullptr;
   c.bound = std::strtod(number.c_str(), &end);
-  if (number.empty() || end != number.c_str() + number.size() || !(c.bound >= 1) ||
-      c.bound > 1e300)
+  if (number.empty() || end != number.c_str() + number.size() || !(c.bound >= 1) || c.bound > 1e300)
     return std::nullopt;
   return c;
 }
@@ -335,58 +339,57 @@ std::optional<ratio_condition> parse_ratio(std::string_view alt) {
 // Words that make a list item a statement rather than a term: verbs, comparisons,
 // negations, relations ("in SRAM"). A term is a name: "running max", "HBM 带宽瓶颈".
 constexpr std::array predicate_words{
-    "is",         "are",          "was",        "were",       "be",          "been",
-    "being",      "am",           "has",        "have",       "had",         "do",
-    "does",       "did",          "can",        "cannot",     "could",       "will",
-    "would",      "shall",        "should",     "may",        "might",       "must",
-    "need",       "needs",        "needed",     "it's",       "that's",      "there's",
-    "not",        "no",           "never",      "only",       "just",        "also",
-    "even",       "still",        "already",    "simply",     "directly",    "stay",
-    "stays",      "stayed",       "remain",     "remains",    "remained",    "become",
-    "becomes",    "became",       "get",        "gets",       "got",         "go",
-    "goes",       "went",         "make",       "makes",      "made",        "keep",
-    "keeps",      "kept",         "read",       "reads",      "write",       "writes",
-    "wrote",      "written",      "store",      "stores",     "stored",      "load",
-    "loads",      "loaded",       "fit",        "fits",       "drop",        "drops",
-    "dropped",    "reduce",       "reduces",    "reduced",    "lower",       "lowers",
-    "lowered",    "cut",          "cuts",       "save",       "saves",       "saved",
-    "grow",       "grows",        "grew",       "grown",      "scale",       "scales",
-    "scaled",     "avoid",        "avoids",     "avoided",    "use",         "uses",
-    "used",       "take",         "takes",      "took",       "mean",        "means",
-    "wait",       "waits",        "limit",      "limits",     "limited",     "bound",
-    "spend",      "spends",       "spent",      "dominate",   "dominates",   "dominated",
-    "move",       "moves",        "moved",      "hit",        "hits",        "merge",
-    "merges",     "merged",       "combine",    "combines",   "combined",    "match",
-    "matches",    "equal",        "equals",     "give",       "gives",       "gave",
-    "rescale",    "rescales",     "rescaled",   "concatenate", "concatenates", "concatenated",
-    "stitched",   "joined",       "appended",   "reuse",      "reuses",      "reused",
-    "stall",      "stalls",       "stalled",    "than",       "more",        "less",
-    "fewer",      "faster",       "slower",     "higher",     "larger",      "bigger",
-    "smaller",    "greater",      "same",       "unchanged",  "different",   "similar",
-    "comparable", "easy",         "easier",     "easiest",    "hard",        "harder",
-    "hardest",    "simple",       "simpler",    "difficult",  "fast",        "fastest",
-    "slow",       "slowest",      "high",       "highest",    "low",         "lowest",
-    "best",       "worst",        "better",     "worse",      "most",        "least",
-    "medium",     "moderate",     "flexible",   "inflexible", "full",        "fully",
-    "very",       "quite",        "too",        "good",       "poor",        "great",
-    "in",         "into",         "inside",     "on",         "from",        "to",
-    "through",    "via",          "per",        "by",         "with",        "without",
-    "instead",    "because",      "so",         "since",      "thus",        "therefore",
-    "apart",      "except",       "up",         "down",       "out",         "off"};
+    "is",         "are",      "was",      "were",        "be",           "been",
+    "being",      "am",       "has",      "have",        "had",          "do",
+    "does",       "did",      "can",      "cannot",      "could",        "will",
+    "would",      "shall",    "should",   "may",         "might",        "must",
+    "need",       "needs",    "needed",   "it's",        "that's",       "there's",
+    "not",        "no",       "never",    "only",        "just",         "also",
+    "even",       "still",    "already",  "simply",      "directly",     "stay",
+    "stays",      "stayed",   "remain",   "remains",     "remained",     "become",
+    "becomes",    "became",   "get",      "gets",        "got",          "go",
+    "goes",       "went",     "make",     "makes",       "made",         "keep",
+    "keeps",      "kept",     "read",     "reads",       "write",        "writes",
+    "wrote",      "written",  "store",    "stores",      "stored",       "load",
+    "loads",      "loaded",   "fit",      "fits",        "drop",         "drops",
+    "dropped",    "reduce",   "reduces",  "reduced",     "lower",        "lowers",
+    "lowered",    "cut",      "cuts",     "save",        "saves",        "saved",
+    "grow",       "grows",    "grew",     "grown",       "scale",        "scales",
+    "scaled",     "avoid",    "avoids",   "avoided",     "use",          "uses",
+    "used",       "take",     "takes",    "took",        "mean",         "means",
+    "wait",       "waits",    "limit",    "limits",      "limited",      "bound",
+    "spend",      "spends",   "spent",    "dominate",    "dominates",    "dominated",
+    "move",       "moves",    "moved",    "hit",         "hits",         "merge",
+    "merges",     "merged",   "combine",  "combines",    "combined",     "match",
+    "matches",    "equal",    "equals",   "give",        "gives",        "gave",
+    "rescale",    "rescales", "rescaled", "concatenate", "concatenates", "concatenated",
+    "stitched",   "joined",   "appended", "reuse",       "reuses",       "reused",
+    "stall",      "stalls",   "stalled",  "than",        "more",         "less",
+    "fewer",      "faster",   "slower",   "higher",      "larger",       "bigger",
+    "smaller",    "greater",  "same",     "unchanged",   "different",    "similar",
+    "comparable", "easy",     "easier",   "easiest",     "hard",         "harder",
+    "hardest",    "simple",   "simpler",  "difficult",   "fast",         "fastest",
+    "slow",       "slowest",  "high",     "highest",     "low",          "lowest",
+    "best",       "worst",    "better",   "worse",       "most",         "least",
+    "medium",     "moderate", "flexible", "inflexible",  "full",         "fully",
+    "very",       "quite",    "too",      "good",        "poor",         "great",
+    "in",         "into",     "inside",   "on",          "from",         "to",
+    "through",    "via",      "per",      "by",          "with",         "without",
+    "instead",    "because",  "so",       "since",       "thus",         "therefore",
+    "apart",      "except",   "up",       "down",        "out",          "off"};
 // Chinese: characters that make a statement (是, 在, 不, 写, 快 ...), except inside the
 // names that hold them (显存, 最大值, 拼接, 高带宽内存 ...).
 constexpr std::string_view predicate_zh =
     "是为有在要会能可把被让使将写读存放搬装留等降减增省变受占比随用算不没无未很更最太都也就才"
     "了着过到成少多快慢高低大小远需缩避防保超给做从向经并已得而但却所因于由对错直只仅还再又必该";
-constexpr std::array term_words_zh{"显存",   "内存",   "缓存",   "存储",   "寄存器", "访存",
-                                   "最大值", "大小",   "多头",   "合并",   "拼接",   "缩放",
-                                   "高带宽", "共享",   "算子",   "计算量", "运算量", "浮点",
-                                   "数值",   "归一化", "对齐",   "并行",   "分块",   "块大小",
-                                   "融合",   "易用"};
+constexpr std::array term_words_zh{"显存", "内存",   "缓存",   "存储", "寄存器", "访存",   "最大值",
+                                   "大小", "多头",   "合并",   "拼接", "缩放",   "高带宽", "共享",
+                                   "算子", "计算量", "运算量", "浮点", "数值",   "归一化", "对齐",
+                                   "并行", "分块",   "块大小", "融合", "易用"};
 // A label that introduces a list of terms ("关键词：..."); any other colon makes a statement.
-constexpr std::array term_labels{"关键词", "关键字", "要点",      "关键点",    "术语",
-                                 "keywords", "keyword", "key words", "key terms", "terms",
-                                 "key points", "tags"};
+constexpr std::array term_labels{"关键词",    "关键字",   "要点",       "关键点",
+                                 "术语",      "keywords", "keyword",    "key words",
+                                 "key terms", "terms",    "key points", "tags"};
 
 }  // namespace
 
@@ -575,8 +578,9 @@ claim_text::claim_text(std::string_view text) {
         continue;
       }
       size_t j = i;
-      while (j < e && (word_char(static_cast<unsigned char>(s[j])) ||
-                       (s[j] == '\'' && j + 1 < e && word_char(static_cast<unsigned char>(s[j + 1])))))
+      while (j < e &&
+             (word_char(static_cast<unsigned char>(s[j])) ||
+              (s[j] == '\'' && j + 1 < e && word_char(static_cast<unsigned char>(s[j + 1])))))
         ++j;
       const std::string_view w(s.data() + i, j - i);
       if (w.ends_with("n't") ||
@@ -593,8 +597,8 @@ claim_text::claim_text(std::string_view text) {
       bool in_term = false;
       for (std::string_view t : term_words_zh)
         for (size_t k = 0; !in_term && k + 3 <= t.size(); k += 3)
-          in_term = t.substr(k, 3) == ch && i >= b + k && i - k + t.size() <= e &&
-                    starts(s, i - k, t);
+          in_term =
+              t.substr(k, 3) == ch && i >= b + k && i - k + t.size() <= e && starts(s, i - k, t);
       if (!in_term) return true;
     }
     return false;

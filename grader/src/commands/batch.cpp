@@ -631,7 +631,8 @@ batch_result run_batch(const course& c, const manifest& m, const batch_options& 
   if (o.progress_bar) log << "\n";
 
   nlohmann::json listed = nlohmann::json::array();
-  for (const student& s : mine) listed.push_back({{"name", shown_name(s.name)}, {"folder", s.slug}});
+  for (const student& s : mine)
+    listed.push_back({{"name", shown_name(s.name)}, {"folder", s.slug}});
   // What this batch marked: a merge takes exactly these, whatever else the folder holds.
   write_class_files(m, o.out,
                     {{"lesson", m.lesson},
@@ -664,8 +665,7 @@ int merge_batches(const manifest& m, const std::vector<fs::path>& parts, const f
       const fs::path from = part / "students" / folder, to = out / "students" / folder;
       if (!in_place) {
         if (fs::exists(to))
-          throw cannot_grade(
-              fmt::format("{} is in two of the batches merged", shown_name(name)));
+          throw cannot_grade(fmt::format("{} is in two of the batches merged", shown_name(name)));
         fs::copy(from, to, fs::copy_options::recursive);
         if (fs::is_regular_file(review_file(part, folder)))  // a shard reviewed before merging
           fs::copy_file(review_file(part, folder), review_file(out, folder),

@@ -312,8 +312,8 @@ int run_review(const course& c, const review_options& o, std::istream& in, std::
   }
   if (o.list) {
     for (const entry& e : queue)
-      out << fmt::format("{}\t{}\t{}\t{}/{}\t{}{}\n", terminal_text(printable_name(e.student)), e.unit, e.key->id,
-                         fmt_points(e.grade.points), fmt_points(e.key->points),
+      out << fmt::format("{}\t{}\t{}\t{}/{}\t{}{}\n", terminal_text(printable_name(e.student)),
+                         e.unit, e.key->id, fmt_points(e.grade.points), fmt_points(e.key->points),
                          e.grade.needs_review ? "needs_review" : "",
                          std::any_of(e.grade.vetoes.begin(), e.grade.vetoes.end(),
                                      [](const veto_hit& v) { return v.provisional; }) ||

@@ -24,6 +24,7 @@
 
 #include "grader/base/error.hpp"
 #include "grader/base/files.hpp"
+#include "grader/base/text.hpp"
 #include "grader/commands/dev.hpp"
 #include "grader/commands/batch.hpp"
 #include "grader/commands/review_queue.hpp"
@@ -66,8 +67,10 @@ review load_overrides(const course& c, const std::string& file, const manifest& 
   }
 }
 
+// One line, whatever the reason quotes (a student's path may hold a newline or an
+// escape sequence): a forged second line never reaches the terminal or a batch's log.
 int fail_to_grade(const std::string& why) {
-  std::cerr << "grader: cannot grade: " << why << "\n";
+  std::cerr << "grader: cannot grade: " << one_line(why) << "\n";
   return 2;
 }
 

@@ -35,6 +35,12 @@ one_line_error() {  # exit code 2 and exactly one line on stderr, naming the pro
 check "missing submission folder -> one-line error, exit 2" one_line_error run --submission "$work/nowhere"
 mkdir -p "$work/partial" && cp "$root/exercises/$lesson/$answers" "$work/partial/"
 check "submission missing a file -> one-line error, exit 2" one_line_error run --submission "$work/partial"
+# A folder name with a newline and an escape sequence: still one line, no ESC byte.
+hostile="$work/$(printf 'forged\ngrader: PASS \033[2J')"
+mkdir -p "$hostile" && cp "$root/exercises/$lesson/$answers" "$hostile/"
+check "a hostile folder name in the error -> one line, exit 2" one_line_error run --submission "$hostile"
+err="$(run --submission "$hostile" 2>&1 >/dev/null)"
+check "a hostile folder name in the error -> no escape byte" test "$(printf '%s' "$err" | tr -dc '\033' | wc -c)" -eq 0
 check "unknown lesson -> one-line error, exit 2" one_line_error "$grader" no_such_lesson --root "$root"
 check "not a course root -> one-line error, exit 2" one_line_error "$grader" "$lesson" --root "$work"
 

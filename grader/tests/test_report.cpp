@@ -469,3 +469,15 @@ TEST_CASE("terminal_text lets no escape sequence reach a terminal", "[report][fo
         "31m\ttab\nline \xEF\xBF\xBD 中");
   CHECK(grader::terminal_text("plain, 中文, é") == "plain, 中文, é");
 }
+
+TEST_CASE("markdown_text: a student's name renders as itself, never as markup", "[report]") {
+  using grader::markdown_text;
+  CHECK(markdown_text("<img src=x onerror=alert(1)>") == "&lt;img src=x onerror=alert(1)&gt;");
+  CHECK(markdown_text("[x](javascript:alert(1))") == "\\[x\\](javascript:alert(1))");
+  CHECK(markdown_text("a | b") == "a \\| b");
+  CHECK(markdown_text("# heading") == "\\# heading");
+  CHECK(markdown_text("1. item") == "1\\. item");
+  CHECK(markdown_text("*bold* `code`") == "\\*bold\\* \\`code\\`");
+  CHECK(markdown_text("two\nlines") == "two lines");  // one line: no forged row or heading
+  CHECK(markdown_text("Ada Lovelace") == "Ada Lovelace");
+}

@@ -20,16 +20,18 @@ namespace fs = std::filesystem;
 namespace grader {
 namespace {
 
-// One entry of a configured tree's CMakeCache.txt ("NAME:TYPE=value"), or "".
-std::string cache_value(const fs::path& cache, const std::string& name) {
+// The values of `names` in a configured tree's CMakeCache.txt ("NAME:TYPE=value"), read
+// once; a name the cache lacks is left out.
+std::vector<std::string> cache_values(const fs::path& cache,
+                                      const std::vector<std::string>& names) {
+  std::vector<std::string> out;
   std::error_code ec;
-  if (!fs::exists(cache, ec)) return {};
+  if (!fs::exists(cache, ec)) return out;
   for (std::string_view line : split_lines(read_text(cache)))
-    if (line.starts_with(name + ":")) {
-      const auto eq = line.find('=');
-      if (eq != std::string_view::npos) return std::string(line.substr(eq + 1));
-    }
-  return {};
+    for (const std::string& name : names)
+      if (line.starts_with(name + ":") && line.find('=') != std::string_view::npos)
+        out.emplace_back(line.substr(line.find('=') + 1));
+  return out;
 }
 
 std::string first_error_line(const std::string& output) {
@@ -220,10 +222,11 @@ build_result grading_tree::build(const std::map<std::string, fs::path>& files,
   compiler.keep_uid = true;  // restricted, as root: the tree is root's to write
   {  // the build tool, CMake (ninja runs `cmake -E`) and the compilers CMake chose
     std::vector<std::string> tools = {cmake, ninja_program};
-    for (const char* name :
-         {"CMAKE_COMMAND", "CMAKE_MAKE_PROGRAM", "CMAKE_C_COMPILER", "CMAKE_CXX_COMPILER",
-          "CMAKE_CUDA_COMPILER", "CMAKE_CUDA_HOST_COMPILER"})
-      tools.push_back(cache_value(dir_ / "CMakeCache.txt", name));
+    for (std::string& t :
+         cache_values(dir_ / "CMakeCache.txt",
+                      {"CMAKE_COMMAND", "CMAKE_MAKE_PROGRAM", "CMAKE_C_COMPILER",
+                       "CMAKE_CXX_COMPILER", "CMAKE_CUDA_COMPILER", "CMAKE_CUDA_HOST_COMPILER"}))
+      tools.push_back(std::move(t));
     std::vector<fs::path> hidden = {course_.root};
     if (const char* home = std::getenv("HOME"); home && *home) hidden.emplace_back(home);
     const tool_view view = show_tools(tools, hidden);

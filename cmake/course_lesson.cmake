@@ -1,10 +1,11 @@
 # course_add_lesson(<lesson> [GRADING])
 #
 # For every code exercise E (kind cpp or cu) in lessons/<lesson>/manifest.json,
-# builds <lesson>_E_tests: lessons/<lesson>/tests/test_E.cpp linked with the
-# exercise's file and the lesson's references. One binary per exercise, so a
-# compile error in one exercise leaves the others gradable. The manifest is the
-# only list of exercises; nothing here names a lesson. CMake reads only each
+# builds <lesson>_E_tests: lessons/<lesson>/tests/test_E.cpp and its parts
+# test_E.<part>.cpp (course_test_sources), linked with the exercise's file and
+# the lesson's references. One binary per exercise, so a compile error in one
+# exercise leaves the others gradable. The manifest is the only list of
+# exercises; nothing here names a lesson. CMake reads only each
 # exercise's id, kind and file (string(JSON)); docs/manifest.schema.json validates the
 # whole file (course.schemas.*), and <lesson>.manifest_as_grader checks that CMake's
 # reading equals the grader's (`grader dev manifest`).
@@ -47,6 +48,21 @@ int main() { std::vector<int> v(4, 1); return v[3] - 1; }
          "off: a program built with ${CMAKE_REQUIRED_FLAGS} does not run on this machine\n")
   endif()
   set(${out} ${COURSE_SANITIZERS_RUN} PARENT_SCOPE)
+endfunction()
+
+# Sets <out> to exercise <id>'s test sources in <dir>: test_<id>.cpp when it exists, then
+# its parts, test_<id>.<part>.cpp (a long suite split by what it covers), sorted. The dot
+# keeps exercises apart: ids are identifiers, so test_matmul_tiled.cpp is never a part of
+# an exercise matmul. Each part is one more translation unit to compile in every fresh
+# grading tree: split a suite into few of them.
+function(course_test_sources out dir id glob_mode)
+  set(sources "")
+  if(EXISTS "${dir}/test_${id}.cpp")
+    set(sources "${dir}/test_${id}.cpp")
+  endif()
+  file(GLOB parts ${glob_mode} "${dir}/test_${id}.*.cpp")
+  list(SORT parts)
+  set(${out} ${sources} ${parts} PARENT_SCOPE)
 endfunction()
 
 function(course_add_lesson lesson)
@@ -113,6 +129,7 @@ function(course_add_lesson lesson)
     if(NOT EXISTS "${test_source}")
       message(FATAL_ERROR "exercise '${id}' of ${lesson} has no tests: expected ${test_source}")
     endif()
+    course_test_sources(test_sources "${lesson_dir}/tests" ${id} "${glob_mode}")
 
     # The student's code: the only thing rebuilt on a re-grade.
     add_library(${lesson}_${id}_code OBJECT)
@@ -150,7 +167,7 @@ function(course_add_lesson lesson)
 
     # The tests compiled apart from the student's code, so a grading tree builds them
     # before (and without the time limit of) the student's compile: <lesson>_trusted.
-    add_library(${lesson}_${id}_test_objects OBJECT "${test_source}")
+    add_library(${lesson}_${id}_test_objects OBJECT ${test_sources})
     target_link_libraries(${lesson}_${id}_test_objects PUBLIC ${lesson}_references)
     list(APPEND trusted_targets ${lesson}_${id}_test_objects)
     set(target ${lesson}_${id}_tests)
@@ -172,17 +189,19 @@ function(course_add_lesson lesson)
 
     # Marking mode's trusted comparison (course/remote.hpp), for exercises with a
     # tests/remote_<id>.cpp: <lesson>_<id>_judge runs the tests (and the hidden tests in
-    # solutions/<lesson>/hidden_tests/, which students never see) with no student code
+    # solutions/<lesson>/hidden_tests/, test_<id>.cpp and its parts as above, which
+    # students never see) with no student code
     # in it; <lesson>_<id>_compute runs only the student's functions.
     set(remote_glue "${lesson_dir}/tests/remote_${id}.cpp")
     # A CUDA exercise crosses it on the emulator only (course/remote_device.hpp).
     if(EXISTS "${remote_glue}" AND (NOT arg_GRADING OR COURSE_MARKING)
        AND NOT (kind STREQUAL "cu" AND COURSE_CUDA))
       set(judge ${lesson}_${id}_judge)
-      add_executable(${judge} "${test_source}" "${remote_glue}")
-      set(hidden "${PROJECT_SOURCE_DIR}/solutions/${lesson}/hidden_tests/test_${id}.cpp")
-      if(EXISTS "${hidden}")
-        target_sources(${judge} PRIVATE "${hidden}")
+      add_executable(${judge} ${test_sources} "${remote_glue}")
+      course_test_sources(hidden "${PROJECT_SOURCE_DIR}/solutions/${lesson}/hidden_tests" ${id}
+                          "${glob_mode}")
+      if(hidden)
+        target_sources(${judge} PRIVATE ${hidden})
       endif()
       target_compile_definitions(${judge} PRIVATE COURSE_REMOTE_JUDGE)
       target_link_libraries(${judge} PRIVATE ${lesson}_references course_remote course_alloc_count)

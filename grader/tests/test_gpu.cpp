@@ -4,7 +4,7 @@
 //   build/dev/bin/grader_tests "[gpu]"
 #include <catch2/catch.hpp>
 
-#include "grader/commands/gpu.hpp"
+#include "grader/pipeline/gpu.hpp"
 
 using grader::item_status;
 

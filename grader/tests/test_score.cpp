@@ -404,7 +404,7 @@ TEST_CASE("score_report: build failures, blanks and reused results are reported 
   grader::test_runs runs;
   runs.runs = all_right().runs;
   runs.reused = {"code.cpp"};
-  const auto rep = grader::score_report(m, what, built, runs, all_right().answers, {}, lang::en);
+  const auto rep = grader::score_report(m, what, built, runs, all_right().answers, {}, {lang::en});
   REQUIRE(rep.build_failures.size() == 1);
   CHECK(rep.build_failures[0].file == "kernel.cu");
   CHECK(rep.build_failures[0].diagnostics == "kernel.cu:3:1: error: x");
@@ -426,7 +426,7 @@ TEST_CASE("score_report: the blanks message names the next blank and the command
   what.files = {{&m.exercises[0], "/sub/code.cpp", {{"m_new", 12}, {"scale", 14}}},
                 {&m.exercises[1], "/sub/kernel.cu", {{"row", 3}}}};
   auto message = [&](lang l) {
-    const auto rep = grader::score_report(m, what, {}, {}, {}, {}, l);
+    const auto rep = grader::score_report(m, what, {}, {}, {}, {}, {l});
     REQUIRE(rep.messages.size() >= 2);
     return rep.messages;
   };
@@ -455,12 +455,12 @@ TEST_CASE("score_report: a tree whose sanitizers cannot run says so once, only f
   built.sanitizers = "off: a program built with -fsanitize=address does not run on this machine";
   grader::test_runs runs;
   runs.runs = all_right().runs;
-  auto rep = grader::score_report(m, what, built, runs, all_right().answers, {}, lang::en);
+  auto rep = grader::score_report(m, what, built, runs, all_right().answers, {}, {lang::en});
   REQUIRE(rep.messages.size() == 1);
   CHECK_THAT(rep.messages[0],
              Contains("cannot be used here (a program built with") && Contains("were not checked"));
   built.sanitizers = "on";
-  rep = grader::score_report(m, what, built, runs, all_right().answers, {}, lang::en);
+  rep = grader::score_report(m, what, built, runs, all_right().answers, {}, {lang::en});
   CHECK(rep.messages.empty());
 }
 

@@ -11,8 +11,8 @@
 #include "grader/base/error.hpp"
 #include "grader/base/files.hpp"
 #include "grader/lesson/answers.hpp"
-#include "grader/lesson/source_checks.hpp"
 #include "grader/pipeline/build.hpp"
+#include "grader/pipeline/gpu.hpp"
 #include "grader/pipeline/resolve.hpp"
 #include "grader/pipeline/score.hpp"
 
@@ -57,24 +57,6 @@ std::map<std::string, answers_result> grade_answer_files(const course& c, const 
   return out;
 }
 
-// The manifest forbids edits outside this exercise's blanks: its items score nothing.
-// Every item `e` earns scores 0, with `why` as its feedback.
-void fail_items_of(const manifest& m, const exercise& e, report& rep, const std::string& why) {
-  for (unit_report& u : rep.units) {
-    const auto owner =
-        std::find_if(m.units.begin(), m.units.end(), [&](const unit& mu) { return mu.id == u.id; });
-    if (owner == m.units.end()) continue;
-    for (item_result& it : u.items)
-      for (const item& mi : owner->items)
-        if (mi.id == it.id && mi.exercise == e.id) {
-          it.points = it.auto_points = 0;
-          it.status = item_status::fail;
-          it.feedback = why;
-        }
-    u.finish();
-  }
-}
-
 run_settings settings_of(const grade_request& req, const fs::path& tree) {
   run_settings s;
   s.seed = req.seed;
@@ -95,97 +77,70 @@ fs::path tree_of(const course& c, const manifest& m, const grade_request& req) {
 
 namespace {
 
-report grade_with(const course& c, const manifest& m, const grade_request& req, runner& tests,
-                  isolation confined) {
-  // 1. resolve: the units, and the files they need.
-  const resolved what = resolve(m, req.files, req.unit);
-
-  // 2. build: each code exercise's test binary; a failure marks only its own. The tree
-  //    stays locked until its binaries have run.
+// Stage 2 keeps the tree locked until its binaries have run (stage 3), so it lives here.
+struct built_tree {
   std::optional<grading_tree> tree;
-  build_result built;
-  if (what.needs_build()) {
-    tree.emplace(c, m, tree_of(c, m, req),
-                 tree_options{{}, req.marking, req.confine_build ? confined : isolation::none});
-    built = tree->build(what.paths(), req.build_timeout);
-  }
+  build_result result;
+};
 
-  // 3. run: the tests of every built exercise, and the answers against their key.
-  test_runs runs = run_tests(tests, what, built, settings_of(req, tree_of(c, m, req)));
-  auto answers = grade_answer_files(c, m, what, req.language);
-
-  // 4. score: plain data in, the report out.
-  report rep = score_report(m, what, built, std::move(runs), std::move(answers), req.overrides,
-                            req.language);
-  rep.submission = req.label;
-  rep.seed = req.seed;
-  // 5. flag edits outside the blanks (against the exercise file the student was given).
-  for (const source_file& f : what.files) {
-    if (!f.ex->is_code()) continue;
-    const std::filesystem::path given = c.exercises_dir(m.lesson) / f.ex->file;
-    std::error_code ec;
-    if (!std::filesystem::is_regular_file(given, ec) ||
-        std::filesystem::equivalent(given, f.path, ec))
-      continue;
-    const auto changes = changes_outside_blanks(read_text(given), read_text(f.path));
-    for (const outside_change& change : changes) rep.outside_blanks.push_back({f.ex->file, change});
-    if (!changes.empty() && f.ex->outside_blanks_fail)
-      fail_items_of(m, *f.ex, rep,
-                    trf(rep.language, "{} 在空以外有改动，本课不允许（见上方列表）",
-                        "{} was edited outside its blanks, which this lesson does not allow "
-                        "(see the list above)",
-                        f.ex->file));
-  }
-  // 6. CUDA code the emulator runs: its counters must see every access (source_checks.hpp).
-  for (const source_file& f : what.files) {
-    if (f.ex->kind != "cu") continue;
-    const auto found = uninstrumented_accesses(read_text(f.path));
-    if (found.empty()) continue;
-    const source_finding& first = found.front();
-    const std::string why =
-        first.token.starts_with("#")
-            ? trf(rep.language,
-                  "{} 第 {} 行的 `{}` "
-                  "引入了另一个源文件（或由宏算出的文件），其中的代码不经过这里的"
-                  "检查，访存数字无法信任，本练习各项不给分",
-                  "{} line {}: `{}` brings in another source file (or one a macro names), whose "
-                  "code these checks never see, so no count of this exercise can be trusted and "
-                  "its items score 0",
-                  f.ex->file, first.line, first.token)
-        : first.token == kEmulatorNamespace
-            ? trf(rep.language,
-                  "{} 第 {} 行用到了 `{}`：那是 CUDA 模拟器自己的接口，通过它可以改写模拟器记下的"
-                  "计数和报告，访存数字无法信任，本练习各项不给分",
-                  "{} line {}: `{}` is the CUDA emulator's own API, through which code can "
-                  "rewrite the counters and reports the emulator records, so no count of this "
-                  "exercise can be trusted and its items score 0",
-                  f.ex->file, first.line, first.token)
-            : trf(rep.language,
-                  "{} 第 {} 行的 `{}` 让内存访问绕过了模拟器的计数（编译时关掉插桩、内联汇编、"
-                  "libc 拷贝或 ## 拼接），访存数字无法信任，本练习各项不给分",
-                  "{} line {}: `{}` takes memory accesses out of the emulator's counters (an "
-                  "attribute that turns its hooks off, inline assembly, a libc copy, or ## "
-                  "pasting that can spell one), so no count of this exercise can be trusted and "
-                  "its items score 0",
-                  f.ex->file, first.line, first.token);
-    fail_items_of(m, *f.ex, rep, why);
-    rep.messages.push_back(why);
-  }
-  rep.isolation = tests.isolation();
-  rep.isolation_level = to_string(tests.level());
-  rep.mode = req.marking ? "marking" : "practice";
-  for (const auto& [id, b] : built.exercises)
-    if (b.ok && !b.compute_binary.empty()) rep.judged_apart.push_back(b.file);
-  return rep;
+// 2. build: each code exercise's test binary; a failure marks only its own.
+void build_stage(const course& c, const manifest& m, const grade_request& req, const resolved& what,
+                 const fs::path& dir, isolation confined, built_tree& out) {
+  if (!what.needs_build()) return;
+  out.tree.emplace(c, m, dir,
+                   tree_options{{}, req.marking, req.confine_build ? confined : isolation::none});
+  out.result = out.tree->build(what.paths(), req.build_timeout);
 }
 
-}  // namespace
+struct stage_runs {
+  test_runs tests;
+  std::map<std::string, answers_result> answers;
+};
 
-report grade(const course& c, const manifest& m, const grade_request& req, runner& tests) {
-  return grade_with(c, m, req, tests, isolation::none);
+// 3. run: the tests of every built exercise, and the answers against their key.
+stage_runs run_stage(const course& c, const manifest& m, const grade_request& req,
+                     const resolved& what, const build_result& built, const fs::path& dir,
+                     runner& tests) {
+  return {run_tests(tests, what, built, settings_of(req, dir)),
+          grade_answer_files(c, m, what, req.language)};
 }
 
-report grade(const course& c, const manifest& m, const grade_request& req) {
+grade_facts facts_of(const grade_request& req, const runner& tests, std::string isolation,
+                     std::string detail) {
+  return {req.language,
+          req.label,
+          req.seed,
+          std::move(isolation),
+          std::string(to_string(tests.level())),
+          std::move(detail),
+          req.marking};
+}
+
+report grade_with(const course& c, const manifest& m, const grade_request& req, runner& tests,
+                  isolation confined, const grade_facts& facts) {
+  const fs::path dir = tree_of(c, m, req);
+  resolved what = resolve(m, req.files, req.unit);  // 1. the units and the files they need
+  inspect(c, m, what);                              //    and what their code shows
+  built_tree built;
+  build_stage(c, m, req, what, dir, confined, built);                      // 2.
+  stage_runs runs = run_stage(c, m, req, what, built.result, dir, tests);  // 3.
+  return score_report(m, what, built.result, std::move(runs.tests),        // 4.
+                      std::move(runs.answers), req.overrides, facts);
+}
+
+// --gpu, the same stages on the GPU: build with nvcc, run there, score against the
+// emulator's report.
+void grade_on_gpu(const course& c, const manifest& m, const grade_request& req, report& rep) {
+  if (!req.gpu) return;
+  require_gpu();
+  const resolved what = resolve(m, req.files, req.unit);
+  gpu_runner gpu;
+  rep.gpu = score_gpu(run_gpu(c, m, req, what, gpu), rep, req.language);
+}
+
+// The level to grade at: asked for, or the strongest that works here; refused below
+// `require` or where it cannot run.
+isolation level_of(const grade_request& req) {
   const isolation level = req.sandbox.value_or(strongest_isolation());
   const std::string name(to_string(level));
   if (const std::string why = unavailable_reason(level); !why.empty())
@@ -200,49 +155,33 @@ report grade(const course& c, const manifest& m, const grade_request& req) {
                           "--require-sandbox {} accepts it",
                           wanted, name, unavailable_reason(req.require), name));
   }
-  if (level == isolation::none) {
-    process_runner tests;
-    report r = grade_with(c, m, req, tests, isolation::none);
-    r.isolation = req.sandbox ? "none: turned off (--sandbox off)"
-                              : "none: " + unavailable_reason(isolation::restricted);
-    return r;
-  }
-  sandbox_runner tests(level);
-  report r = grade_with(c, m, req, tests, level);
-  r.isolation_detail = isolation_detail(level);
-  return r;
+  return level;
 }
 
-report ungraded_report(const manifest& m, const std::string& unit, lang l,
-                       const std::string& submission, const std::string& why) {
+}  // namespace
+
+report grade(const course& c, const manifest& m, const grade_request& req, runner& tests) {
+  report rep =
+      grade_with(c, m, req, tests, isolation::none, facts_of(req, tests, tests.isolation(), ""));
+  grade_on_gpu(c, m, req, rep);
+  return rep;
+}
+
+report grade(const course& c, const manifest& m, const grade_request& req) {
+  const isolation level = level_of(req);
+  if (req.gpu) require_gpu();  // before any grading: say so at once
   report rep;
-  rep.lesson = m.lesson;
-  rep.title = m.title.in(l);
-  rep.submission = submission;
-  rep.language = l;
-  rep.not_graded = why;
-  rep.isolation = "none: not graded";
-  rep.isolation_level = "none";
-  rep.messages.push_back(trf(l, "没有评分：{}", "not graded: {}", why));
-  for (const struct unit& u : m.units) {
-    if (!unit.empty() && u.id != unit) continue;
-    unit_report ur;
-    ur.id = u.id;
-    ur.title = u.title.in(l);
-    ur.max_score = u.max_score;
-    ur.pass_line = u.pass_line;
-    for (const item& it : u.items) {
-      item_result r;
-      r.id = it.id;
-      r.title = it.title.in(l);
-      r.max_points = it.points;
-      r.status = item_status::error;
-      r.feedback = trf(l, "没有评分：{}", "not graded: {}", why);
-      ur.items.push_back(std::move(r));
-    }
-    ur.finish();
-    rep.units.push_back(std::move(ur));
+  if (level == isolation::none) {
+    process_runner tests;
+    const std::string why = req.sandbox ? "none: turned off (--sandbox off)"
+                                        : "none: " + unavailable_reason(isolation::restricted);
+    rep = grade_with(c, m, req, tests, isolation::none, facts_of(req, tests, why, ""));
+  } else {
+    sandbox_runner tests(level);
+    rep = grade_with(c, m, req, tests, level,
+                     facts_of(req, tests, tests.isolation(), isolation_detail(level)));
   }
+  grade_on_gpu(c, m, req, rep);
   return rep;
 }
 

@@ -177,4 +177,15 @@ staged_submission stage_submission(const manifest& m, const fs::path& dir, const
   return out;
 }
 
+void inspect(const course& c, const manifest& m, resolved& what) {
+  for (source_file& f : what.files) {
+    if (!f.ex->is_code()) continue;
+    const fs::path given = c.exercises_dir(m.lesson) / f.ex->file;
+    std::error_code ec;
+    if (fs::is_regular_file(given, ec) && !fs::equivalent(given, f.path, ec))
+      f.outside_blanks = changes_outside_blanks(read_text(given), read_text(f.path));
+    if (f.ex->kind == "cu") f.uninstrumented = uninstrumented_accesses(read_text(f.path));
+  }
+}
+
 }  // namespace grader

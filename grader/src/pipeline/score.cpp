@@ -269,12 +269,22 @@ item_result score_code_item(const item& it, const exercise& e, const score_input
   return r;
 }
 
-unit_report score_unit(const manifest& m, const unit& u, const score_inputs& in, lang l) {
+namespace {
+
+// A unit's report before any item is scored: its id, title, maximum and pass line.
+unit_report unit_header(const unit& u, lang l) {
   unit_report ur;
   ur.id = u.id;
   ur.title = u.title.in(l);
   ur.max_score = u.max_score;
   ur.pass_line = u.pass_line;
+  return ur;
+}
+
+}  // namespace
+
+unit_report score_unit(const manifest& m, const unit& u, const score_inputs& in, lang l) {
+  unit_report ur = unit_header(u, l);
   for (const item& it : u.items) {
     const exercise& e = m.exercise_of(it);
     if (e.is_code()) {
@@ -305,11 +315,20 @@ unit_report score_unit(const manifest& m, const unit& u, const score_inputs& in,
 
 report score_report(const manifest& m, const resolved& what, const build_result& built,
                     test_runs runs, std::map<std::string, answers_result> answers, review overrides,
-                    lang l) {
+                    const grade_facts& facts) {
+  const lang l = facts.language;
   report rep;
   rep.lesson = m.lesson;
   rep.title = m.title.in(l);
   rep.language = l;
+  rep.submission = facts.submission;
+  rep.seed = facts.seed;
+  rep.isolation = facts.isolation;
+  rep.isolation_level = facts.isolation_level;
+  rep.isolation_detail = facts.isolation_detail;
+  rep.mode = facts.marking ? "marking" : "practice";
+  for (const auto& [id, b] : built.exercises)
+    if (b.ok && !b.compute_binary.empty()) rep.judged_apart.push_back(b.file);
   // One blank at a time: the next to fill, and the command for its first hint.
   for (const source_file& f : what.files) {
     if (f.blanks.empty()) continue;
@@ -355,6 +374,106 @@ report score_report(const manifest& m, const resolved& what, const build_result&
   rep.review_file = overrides.file;
   in.overrides = std::move(overrides);
   for (const unit* u : what.units) rep.units.push_back(score_unit(m, *u, in, l));
+  apply_source_findings(m, what, rep);
+  return rep;
+}
+
+namespace {
+
+// Every item of exercise `e` scores 0, with `why` as its feedback.
+void fail_items_of(const manifest& m, const exercise& e, report& rep, const std::string& why) {
+  for (unit_report& u : rep.units) {
+    const auto owner =
+        std::find_if(m.units.begin(), m.units.end(), [&](const unit& mu) { return mu.id == u.id; });
+    if (owner == m.units.end()) continue;
+    for (item_result& it : u.items)
+      for (const item& mi : owner->items)
+        if (mi.id == it.id && mi.exercise == e.id) {
+          it.points = it.auto_points = 0;
+          it.status = item_status::fail;
+          it.feedback = why;
+        }
+    u.finish();
+  }
+}
+
+// Why no count of a CUDA exercise can be trusted, from its first uninstrumented access.
+std::string uninstrumented_reason(const exercise& e, const source_finding& first, lang l) {
+  if (first.token.starts_with("#"))
+    return trf(l,
+               "{} 第 {} 行的 `{}` "
+               "引入了另一个源文件（或由宏算出的文件），其中的代码不经过这里的"
+               "检查，访存数字无法信任，本练习各项不给分",
+               "{} line {}: `{}` brings in another source file (or one a macro names), whose "
+               "code these checks never see, so no count of this exercise can be trusted and "
+               "its items score 0",
+               e.file, first.line, first.token);
+  if (first.token == kEmulatorNamespace)
+    return trf(l,
+               "{} 第 {} 行用到了 `{}`：那是 CUDA 模拟器自己的接口，通过它可以改写模拟器记下的"
+               "计数和报告，访存数字无法信任，本练习各项不给分",
+               "{} line {}: `{}` is the CUDA emulator's own API, through which code can "
+               "rewrite the counters and reports the emulator records, so no count of this "
+               "exercise can be trusted and its items score 0",
+               e.file, first.line, first.token);
+  return trf(l,
+             "{} 第 {} 行的 `{}` 让内存访问绕过了模拟器的计数（编译时关掉插桩、内联汇编、"
+             "libc 拷贝或 ## 拼接），访存数字无法信任，本练习各项不给分",
+             "{} line {}: `{}` takes memory accesses out of the emulator's counters (an "
+             "attribute that turns its hooks off, inline assembly, a libc copy, or ## "
+             "pasting that can spell one), so no count of this exercise can be trusted and "
+             "its items score 0",
+             e.file, first.line, first.token);
+}
+
+}  // namespace
+
+void apply_source_findings(const manifest& m, const resolved& what, report& rep) {
+  const lang l = rep.language;
+  for (const source_file& f : what.files) {
+    for (const outside_change& change : f.outside_blanks)
+      rep.outside_blanks.push_back({f.ex->file, change});
+    if (!f.outside_blanks.empty() && f.ex->outside_blanks_fail)
+      fail_items_of(m, *f.ex, rep,
+                    trf(l, "{} 在空以外有改动，本课不允许（见上方列表）",
+                        "{} was edited outside its blanks, which this lesson does not allow "
+                        "(see the list above)",
+                        f.ex->file));
+  }
+  for (const source_file& f : what.files) {
+    if (f.uninstrumented.empty()) continue;
+    const std::string why = uninstrumented_reason(*f.ex, f.uninstrumented.front(), l);
+    fail_items_of(m, *f.ex, rep, why);
+    rep.messages.push_back(why);
+  }
+}
+
+report ungraded_report(const manifest& m, const std::string& unit, lang l,
+                       const std::string& submission, const std::string& why) {
+  report rep;
+  rep.lesson = m.lesson;
+  rep.title = m.title.in(l);
+  rep.submission = submission;
+  rep.language = l;
+  rep.not_graded = why;
+  rep.isolation = "none: not graded";
+  rep.isolation_level = "none";
+  rep.messages.push_back(trf(l, "没有评分：{}", "not graded: {}", why));
+  for (const struct unit& u : m.units) {
+    if (!unit.empty() && u.id != unit) continue;
+    unit_report ur = unit_header(u, l);
+    for (const item& it : u.items) {
+      item_result r;
+      r.id = it.id;
+      r.title = it.title.in(l);
+      r.max_points = it.points;
+      r.status = item_status::error;
+      r.feedback = trf(l, "没有评分：{}", "not graded: {}", why);
+      ur.items.push_back(std::move(r));
+    }
+    ur.finish();
+    rep.units.push_back(std::move(ur));
+  }
   return rep;
 }
 

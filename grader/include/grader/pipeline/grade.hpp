@@ -1,5 +1,6 @@
 // Grades one submission of a lesson through the pipeline's stages:
-//   resolve (resolve.hpp) -> build (build.hpp) -> run (run.hpp) -> score (score.hpp)
+//   resolve and inspect (resolve.hpp) -> build (build.hpp) -> run (run.hpp) -> score
+//   (score.hpp), and with --gpu the same again on the GPU (gpu.hpp),
 // and returns the report, which a reporter (reporter.hpp) then writes. See
 // docs/architecture.md for what crosses each boundary.
 #pragma once
@@ -14,6 +15,7 @@
 #include "grader/lesson/review.hpp"
 #include "grader/pipeline/report.hpp"
 #include "grader/pipeline/run.hpp"
+#include "grader/pipeline/score.hpp"
 
 namespace grader {
 
@@ -40,6 +42,9 @@ struct grade_request {
   bool marking = false;
   // The compiles confined too (grader/base/sandbox.hpp) when the tests are.
   bool confine_build = true;
+  // --gpu: also build the CUDA exercises with nvcc, test them on the GPU and time them;
+  // the report then holds a GPU section (pipeline/gpu.hpp).
+  bool gpu = false;
   // An instructor's review (--override): points per item or part, vetoes set or
   // cleared; the report keeps the grader's own values beside them.
   review overrides;
@@ -51,11 +56,5 @@ report grade(const course& c, const manifest& m, const grade_request& request);
 
 // The grading tree a request builds in.
 std::filesystem::path tree_of(const course& c, const manifest& m, const grade_request& request);
-
-// The report of a submission that could not be graded at all (`why`: the cannot_grade
-// message): the lesson's units and items (only `unit`'s, when set), every item an error at
-// 0 points with `why` as its feedback, and `not_graded` set.
-report ungraded_report(const manifest& m, const std::string& unit, lang l,
-                       const std::string& submission, const std::string& why);
 
 }  // namespace grader

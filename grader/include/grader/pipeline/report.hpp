@@ -5,7 +5,8 @@
 // JSON and other formats.
 #pragma once
 
-#include <nlohmann/json.hpp>
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -77,6 +78,35 @@ struct build_failure {
   bool timed_out = false;   // it did not finish building in time (not a compile error)
 };
 
+// --gpu: the CUDA exercises built with nvcc, tested on the GPU and timed (pipeline/gpu.hpp).
+struct gpu_check {
+  std::string item;
+  // pass, fail: the GPU judged. error: it could not judge (a limit, a crash, no build),
+  // which is never a verdict, nor a disagreement with the emulator. emulator-only.
+  std::string status;
+  std::string feedback;
+  std::uint64_t peak_bytes = 0;            // the test process's most resident memory (sampled)
+  std::uint64_t sanitizer_peak_bytes = 0;  // the same under compute-sanitizer
+};
+
+struct gpu_timing {
+  std::string kernel, size;
+  bool valid = false;
+  double ms = -1, solution_ms = -1, baseline_ms = -1;
+  std::string baseline;
+};
+
+struct gpu_section {
+  std::string device, arch;
+  std::vector<gpu_check> checks;
+  std::vector<gpu_timing> timings;
+  std::vector<std::string> messages;   // build errors, missing timings
+  std::uint64_t bench_peak_bytes = 0;  // the timing program's most resident memory
+  // Items whose correctness verdict on the GPU differs from the emulator's (same seed):
+  // "flash.correct: emulator pass, GPU fail". Empty when they agree.
+  std::vector<std::string> disagreements;
+};
+
 struct report {
   std::string lesson, title, submission;
   lang language = lang::en;
@@ -105,7 +135,7 @@ struct report {
   // (course/remote.hpp); the others' tests ran in the student's (sandboxed) process.
   std::vector<std::string> judged_apart;
   std::vector<unit_report> units;
-  nlohmann::json gpu;  // --gpu: the GPU section (null otherwise)
+  std::optional<gpu_section> gpu;  // --gpu: the GPU's checks and timings
   // Why nothing was graded (a missing file, a link, no sandbox), in a report written only so
   // that the files asked for (--json, --write) exist and say so: every item is an error.
   std::string not_graded;

@@ -11,6 +11,7 @@
 
 #include "grader/lesson/manifest.hpp"
 #include "grader/lesson/regions.hpp"
+#include "grader/lesson/source_checks.hpp"
 
 namespace grader {
 
@@ -18,6 +19,9 @@ struct source_file {
   const exercise* ex = nullptr;
   std::filesystem::path path;  // absolute; only ever read
   std::vector<blank> blanks;   // code files: BLANK(name) still in the code
+  // What inspect() read in the code, before anything is built; score turns it into verdicts.
+  std::vector<outside_change> outside_blanks = {};  // edits outside the blanks, vs the given file
+  std::vector<source_finding> uninstrumented = {};  // CUDA: accesses the emulator cannot count
 };
 
 struct resolved {
@@ -35,6 +39,12 @@ struct resolved {
 // or a missing file.
 resolved resolve(const manifest& m, const std::map<std::string, std::filesystem::path>& files,
                  const std::string& unit);
+
+// The source findings of each code file: its edits outside the blanks, against the
+// exercise file the student was given (exercises/<lesson>/; none when that is the file
+// itself or absent), and for CUDA the accesses the emulator's counters would not see
+// (lesson/source_checks.hpp). Reads the files; decides nothing.
+void inspect(const course& c, const manifest& m, resolved& what);
 
 // The files of `dir` named like the exercise files of `unit` (every unit when
 // empty). Files missing from `dir` come from `fallback` when given (a mutant holds

@@ -40,10 +40,32 @@ bool veto_fired(const tag_run& run);
 // Every item and veto of one unit, the review applied, score and verdict decided.
 unit_report score_unit(const manifest& m, const unit& u, const score_inputs& in, lang l);
 
-// The whole report's scored part: one unit report per graded unit, the exercises
-// that did not build, and messages naming unfilled blanks and reused results.
+// How the grade was made, for the report: plain data from the request and the runner.
+struct grade_facts {
+  lang language = lang::en;
+  std::string submission = {};  // how the submission is named
+  unsigned seed = 0;
+  std::string isolation = {}, isolation_level = {}, isolation_detail = {};  // the runner's
+  bool marking = false;
+};
+
+// The rules on what inspect() found (resolve.hpp), applied last, over any review: a file
+// edited outside its blanks where the lesson forbids it, and CUDA code with accesses the
+// emulator cannot count, score 0 on every item of their exercise, each with the reason.
+// Every edit outside the blanks is listed in the report either way.
+void apply_source_findings(const manifest& m, const resolved& what, report& rep);
+
+// The whole report: one unit report per graded unit, the exercises that did not build,
+// messages naming unfilled blanks and reused results, the source findings' verdicts, and
+// how it was graded.
 report score_report(const manifest& m, const resolved& what, const build_result& built,
                     test_runs runs, std::map<std::string, answers_result> answers, review overrides,
-                    lang l);
+                    const grade_facts& facts);
+
+// The report of a submission that could not be graded at all (`why`: the cannot_grade
+// message): the lesson's units and items (only `unit`'s, when set), every item an error at
+// 0 points with `why` as its feedback, and `not_graded` set.
+report ungraded_report(const manifest& m, const std::string& unit, lang l,
+                       const std::string& submission, const std::string& why);
 
 }  // namespace grader

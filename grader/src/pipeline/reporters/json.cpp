@@ -1,6 +1,7 @@
 // The json format: docs/report.schema.json, for CI (see reporter.hpp).
 #include <cmath>
 
+#include "grader/pipeline/gpu.hpp"
 #include "grader/pipeline/reporter.hpp"
 
 namespace grader {
@@ -49,6 +50,31 @@ class json_reporter final : public reporter {
 
 }  // namespace
 
+nlohmann::json to_json(const gpu_section& g) {
+  nlohmann::json checks = nlohmann::json::array(), timings = nlohmann::json::array();
+  for (const auto& c : g.checks)
+    checks.push_back({{"item", c.item},
+                      {"status", c.status},
+                      {"feedback", c.feedback},
+                      {"peak_mib", c.peak_bytes >> 20},
+                      {"sanitizer_peak_mib", c.sanitizer_peak_bytes >> 20}});
+  for (const auto& t : g.timings)
+    timings.push_back({{"kernel", t.kernel},
+                       {"size", t.size},
+                       {"valid", t.valid},
+                       {"ms", t.ms},
+                       {"solution_ms", t.solution_ms},
+                       {"baseline", t.baseline},
+                       {"baseline_ms", t.baseline_ms}});
+  return {{"device", g.device},
+          {"arch", g.arch},
+          {"checks", checks},
+          {"timings", timings},
+          {"messages", g.messages},
+          {"disagreements", g.disagreements},
+          {"bench_peak_mib", g.bench_peak_bytes >> 20}};
+}
+
 nlohmann::json to_json(const report& r) {
   nlohmann::json out = r.units.empty() ? nlohmann::json::object() : unit_json(r.units.front(), r);
   out["title"] = r.title;
@@ -77,7 +103,7 @@ nlohmann::json to_json(const report& r) {
   out["judged_apart"] = r.judged_apart;
   out["units"] = nlohmann::json::array();
   for (const auto& u : r.units) out["units"].push_back(unit_json(u, r));
-  if (!r.gpu.is_null()) out["gpu"] = r.gpu;
+  if (r.gpu) out["gpu"] = to_json(*r.gpu);
   return out;
 }
 
@@ -86,3 +112,4 @@ std::unique_ptr<reporter> make_json_reporter(const reporter_options&) {
 }
 
 }  // namespace grader
+

@@ -41,6 +41,33 @@ const char* status_word(item_status s, lang l) {
   return "";
 }
 
+// --gpu: the checks on the GPU, the disagreements with the emulator, and the timings.
+std::string gpu_markdown(const gpu_section& g, lang l) {
+  std::string out = fmt::format("## GPU: {} (sm_{})\n\n", cell(g.device), cell(g.arch));
+  for (const std::string& m : g.messages) out += "- " + cell(m) + "\n";
+  for (const std::string& d : g.disagreements)
+    out += "- **" +
+           trf(l, "模拟器与 GPU 结论不同（同一种子）：{}",
+               "the emulator and the GPU disagree (same seed): {}", cell(d)) +
+           "**\n";
+  if (!g.messages.empty() || !g.disagreements.empty()) out += "\n";
+  if (!g.checks.empty())
+    out += tr(l, "| 项目 | GPU 结果 | 说明 |\n| --- | --- | --- |\n",
+              "| Item | On the GPU | Notes |\n| --- | --- | --- |\n");
+  for (const gpu_check& c : g.checks)
+    out += fmt::format("| {} | {} | {} |\n", cell(c.item), cell(c.status), cell(c.feedback));
+  if (!g.timings.empty())
+    out += tr(l, "\n| kernel | 规模 | ms | 参考解 ms | 基线 | 基线 ms |\n",
+              "\n| Kernel | Size | ms | Solution ms | Baseline | Baseline ms |\n") +
+           std::string("| --- | --- | --- | --- | --- | --- |\n");
+  auto ms = [](double x) { return x > 0 ? fmt::format("{:.3f}", x) : std::string("-"); };
+  for (const gpu_timing& t : g.timings)
+    out += fmt::format("| {} | {} | {} | {} | {} | {} |\n", cell(t.kernel), cell(t.size),
+                       t.valid ? ms(t.ms) : tr(l, "结果错误", "wrong"), ms(t.solution_ms),
+                       cell(t.baseline), ms(t.baseline_ms));
+  return out + "\n";
+}
+
 class markdown_reporter final : public reporter {
  public:
   void write(const report& r, std::ostream& out) const override {
@@ -88,6 +115,7 @@ class markdown_reporter final : public reporter {
       out << tr(l, "空以外的改动已标出（按所写的代码评分）：",
                 "Edits outside the blanks (flagged; graded as written):")
           << " " << r.outside_blanks.size() << "\n\n";
+    if (r.gpu) out << gpu_markdown(*r.gpu, l);
     out << trf(l, "隔离级别：{}；随机种子 {}", "Isolation: {}; seed {}",
                r.isolation_level.empty() ? "none" : r.isolation_level, r.seed)
         << "\n";
@@ -101,3 +129,4 @@ std::unique_ptr<reporter> make_markdown_reporter(const reporter_options&) {
 }
 
 }  // namespace grader
+

@@ -1,0 +1,195 @@
+// Stage tests for --gpu: hand-made GPU runs through score_gpu (pipeline/score_gpu.cpp) and
+// every reporter, with no GPU. A limit that stopped a test is "not judged on the GPU",
+// never a fail and never a disagreement with the emulator; compute-sanitizer's error
+// fails an item the plain run passed; timings pair with the solution's.
+//   build/dev/bin/grader_tests "[gpu-stage]"
+#include <catch2/catch.hpp>
+
+#include <sstream>
+
+#include "grader/pipeline/gpu.hpp"
+#include "grader/pipeline/reporter.hpp"
+
+using grader::item_status;
+using grader::lang;
+
+namespace {
+
+grader::tag_run passing_run() {
+  grader::tag_run r;
+  r.expected_tests = 1;
+  r.records = {{"small sizes", {}, true, {}, "", {}}};
+  r.process.exit_code = 0;
+  r.process.peak_memory = 300ull << 20;
+  return r;
+}
+
+grader::run_result exited(int code, std::string output) {
+  grader::run_result p;
+  p.exit_code = code;
+  p.output = std::move(output);
+  return p;
+}
+
+// Four items of a CUDA lab: one passes and compute-sanitizer finds a race in it, one is
+// stopped by the memory limit, one fails a test, one does not build with nvcc.
+grader::gpu_runs lab_runs() {
+  grader::gpu_runs g;
+  g.device = "NVIDIA H200";
+  g.arch = "90";
+  g.any_cuda = true;
+  g.has_solutions = true;
+  g.items = {"tiling.correct", "tiling.edges", "tiling.large"};
+  grader::tag_run stopped = passing_run();
+  stopped.records.clear();
+  stopped.process.exit_code = -1;
+  stopped.process.memory_exceeded = true;
+  stopped.process.memory_cap = 2ull << 30;
+  stopped.process.term_signal = 9;
+  grader::tag_run failed = passing_run();
+  failed.records = {{"large C",
+                     {},
+                     false,
+                     {{"t.cpp", 3, "require", "e <= 1e-5", "0.5 <= 1e-5", "", {}}},
+                     "",
+                     {}}};
+  failed.process.exit_code = 1;
+  g.runs = {passing_run(), stopped, failed};
+  g.not_built = {"flash.correct"};
+  g.sanitized_of = {{0, "memcheck"}, {0, "racecheck"}};
+  grader::tag_run memcheck_clean = passing_run();
+  grader::tag_run race = passing_run();
+  race.process = exited(grader::kSanitizerFound,
+                        "========= Error: Race reported between Write access at k(float *)+0xd0 "
+                        "in t.cu:5\n=========     and Read access at k(float *)+0x100 in t.cu:6\n");
+  g.sanitized = {memcheck_clean, race};
+  g.bench_built = g.solution_bench_built = true;
+  g.bench = exited(0,
+                   "{\"kernel\":\"tiled\",\"n\":4096,\"ms\":2.0,\"valid\":true,"
+                   "\"baseline\":\"cublas_sgemm\",\"baseline_ms\":1.0}\n"
+                   "not json from the student's kernel\n");
+  g.bench.peak_memory = 387ull << 20;
+  g.solution_bench = exited(0, "{\"kernel\":\"tiled\",\"n\":4096,\"ms\":1.0,\"valid\":true}\n");
+  return g;
+}
+
+// The emulator passed every item.
+grader::report emulated() {
+  grader::report r;
+  grader::unit_report u;
+  u.id = "lab_tiling";
+  for (const char* id : {"tiling.correct", "tiling.edges", "tiling.large", "flash.correct"})
+    u.items.push_back({id, "", 2, 2, item_status::pass, "", false, 2, false});
+  r.units = {u};
+  return r;
+}
+
+const grader::gpu_check& check_of(const grader::gpu_section& g, const std::string& item) {
+  for (const auto& c : g.checks)
+    if (c.item == item) return c;
+  FAIL("no check for " << item);
+  return g.checks.front();
+}
+
+std::string written(const grader::report& r, const char* format) {
+  std::ostringstream out;
+  grader::make_reporter(format)->write(r, out);
+  return out.str();
+}
+
+}  // namespace
+
+TEST_CASE("score_gpu: each run becomes a check, and only verdicts can disagree", "[gpu-stage]") {
+  const grader::gpu_section g = grader::score_gpu(lab_runs(), emulated(), lang::en);
+  REQUIRE(g.checks.size() == 4);
+  CHECK(check_of(g, "flash.correct").status == "error");  // nvcc could not build it
+  CHECK(check_of(g, "flash.correct").feedback.find("nvcc could not build") != std::string::npos);
+  // The plain run passed; racecheck's report fails it, quoting the race.
+  CHECK(check_of(g, "tiling.correct").status == "fail");
+  CHECK(check_of(g, "tiling.correct").feedback.find("--tool racecheck: Error: Race reported") !=
+        std::string::npos);
+  CHECK(check_of(g, "tiling.correct").peak_bytes == 300ull << 20);
+  // The memory limit: no verdict, the limit named.
+  CHECK(check_of(g, "tiling.edges").status == "error");
+  CHECK(check_of(g, "tiling.edges").feedback.find("not judged on the GPU: memory limit") !=
+        std::string::npos);
+  CHECK(check_of(g, "tiling.large").status == "fail");
+  CHECK(check_of(g, "tiling.large").feedback.find("'large C'") != std::string::npos);
+  // The emulator passed all four: the two GPU fails disagree, the two errors do not.
+  CHECK(g.disagreements == std::vector<std::string>{"tiling.correct: emulator pass, GPU fail",
+                                                    "tiling.large: emulator pass, GPU fail"});
+  REQUIRE(g.timings.size() == 1);
+  CHECK(g.timings[0].kernel == "tiled");
+  CHECK(g.timings[0].size == "n=4096");
+  CHECK(g.timings[0].ms == 2.0);
+  CHECK(g.timings[0].solution_ms == 1.0);
+  CHECK(g.timings[0].baseline_ms == 1.0);
+  CHECK(g.bench_peak_bytes == 387ull << 20);
+}
+
+TEST_CASE("score_gpu: a sanitizer that cannot finish keeps the pass and says so", "[gpu-stage]") {
+  grader::gpu_runs runs = lab_runs();
+  runs.sanitized[1].process = exited(-1, "");
+  runs.sanitized[1].process.timed_out = true;
+  const grader::gpu_section g = grader::score_gpu(runs, emulated(), lang::en);
+  CHECK(check_of(g, "tiling.correct").status == "pass");
+  CHECK(check_of(g, "tiling.correct").feedback.find("racecheck could not finish") !=
+        std::string::npos);
+}
+
+TEST_CASE("score_gpu: what could not run is a message, never a check", "[gpu-stage]") {
+  grader::gpu_runs none;
+  none.device = "NVIDIA H200";
+  const grader::gpu_section empty = grader::score_gpu(none, emulated(), lang::en);
+  CHECK(empty.checks.empty());
+  CHECK(empty.messages == std::vector<std::string>{"These units have no CUDA exercise."});
+
+  grader::gpu_runs release = lab_runs();  // a student release: no solutions to time against
+  release.has_solutions = release.solution_bench_built = false;
+  release.solution_bench = {};
+  const grader::gpu_section g = grader::score_gpu(release, emulated(), lang::zh);
+  CHECK(g.timings.at(0).solution_ms == -1);
+  CHECK(std::find(g.messages.begin(), g.messages.end(),
+                  "与参考解的计时比较：学生版中不提供（没有参考解）。") != g.messages.end());
+
+  grader::gpu_runs crashed = lab_runs();
+  crashed.bench = exited(-1, "");
+  crashed.bench.term_signal = 11;
+  const grader::gpu_section c = grader::score_gpu(crashed, emulated(), lang::en);
+  CHECK(c.timings.empty());
+  REQUIRE(!c.messages.empty());
+  CHECK(c.messages.back().find("the timing program: killed by") != std::string::npos);
+}
+
+TEST_CASE("every reporter renders the GPU section", "[gpu-stage]") {
+  grader::report r = emulated();
+  r.gpu = grader::score_gpu(lab_runs(), r, lang::en);
+  const std::string text = written(r, "text");
+  CHECK(text.find("GPU: NVIDIA H200 (sm_90)") != std::string::npos);
+  CHECK(text.find("! tiling.edges  error: not judged on the GPU: memory limit") !=
+        std::string::npos);
+  CHECK(text.find("the emulator and the GPU disagree (same seed): tiling.large") !=
+        std::string::npos);
+  CHECK(text.find("the emulator and the GPU disagree (same seed): tiling.edges") ==
+        std::string::npos);
+  CHECK(text.find("50% of cuBLAS") != std::string::npos);
+  CHECK(text.find("2.00x") != std::string::npos);
+
+  const auto j = nlohmann::json::parse(written(r, "json"));
+  REQUIRE(j.contains("gpu"));
+  CHECK(j["gpu"]["checks"].size() == 4);
+  CHECK(j["gpu"]["bench_peak_mib"] == 387);
+  CHECK(j["gpu"]["disagreements"].size() == 2);
+
+  const std::string md = written(r, "markdown");
+  CHECK(md.find("## GPU: NVIDIA H200 (sm_90)") != std::string::npos);
+  CHECK(md.find("| tiling.edges | error | not judged on the GPU: memory limit") !=
+        std::string::npos);
+  CHECK(md.find("| tiled | n=4096 | 2.000 | 1.000 | cublas\\_sgemm | 1.000 |") !=
+        std::string::npos);
+
+  r.gpu.reset();  // without --gpu, no section anywhere
+  CHECK(written(r, "text").find("GPU:") == std::string::npos);
+  CHECK(!nlohmann::json::parse(written(r, "json")).contains("gpu"));
+  CHECK(written(r, "markdown").find("## GPU") == std::string::npos);
+}

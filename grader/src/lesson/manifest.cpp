@@ -247,8 +247,10 @@ course find_course_root(const fs::path& hint, const fs::path& start) {
 }
 }  // namespace
 
-manifest load_manifest(const course& c, const std::string& lesson) {
-  const fs::path file = c.manifest_path(lesson);
+namespace {
+
+// The manifest's JSON, or why there is none: an unknown lesson names the known ones.
+json read_manifest_json(const course& c, const std::string& lesson, const fs::path& file) {
   std::ifstream in(file);
   if (!in) {
     const auto known = c.lessons();
@@ -257,13 +259,15 @@ manifest load_manifest(const course& c, const std::string& lesson) {
     throw cannot_grade(
         fmt::format("no lesson '{}' (known: {})", lesson, list.empty() ? "none" : list));
   }
-  json j;
   try {
-    j = json::parse(in);
+    return json::parse(in);
   } catch (const json::parse_error& e) {
     bad(file, fmt::format("not valid JSON: {}", e.what()));
   }
+}
 
+// The lesson's own fields: its schema, name, title and default hint level.
+void read_header(const json& j, const std::string& lesson, const fs::path& file, manifest& m) {
   only_keys(j, {"schema", "lesson", "title", "notes", "hint_release_level", "exercises", "units"},
             file, "manifest");
   if (!j.contains("schema") || !j["schema"].is_number_integer() ||
@@ -272,82 +276,104 @@ manifest load_manifest(const course& c, const std::string& lesson) {
         fmt::format(
             "manifest schema {} is not the {} this grader reads (docs/manifest.schema.json)",
             j.contains("schema") ? j["schema"].dump() : "(missing)", manifest_schema_version));
-  manifest m;
   m.lesson = get_string(j, "lesson", file, "manifest");
   if (m.lesson != lesson)
     bad(file, fmt::format("\"lesson\" is \"{}\" but the folder is {}", m.lesson, lesson));
   m.title = get_text(j, "title", file, "manifest");
   m.hint_release_level =
       get_hint_level(j, "hint_release_level", default_hint_release_level, file, "manifest");
+}
 
+exercise read_exercise(const json& e, const fs::path& file) {
+  exercise ex;
+  ex.id = get_string(e, "id", file, "exercise");
+  const std::string where = "exercise " + ex.id;
+  only_keys(e, {"id", "file", "kind", "key", "title", "hints", "outside_blanks"}, file, where);
+  ex.file = get_string(e, "file", file, where);
+  ex.kind = get_string(e, "kind", file, where);
+  if (ex.kind != "cpp" && ex.kind != "cu" && ex.kind != "answers")
+    bad(file, fmt::format("{}: kind \"{}\" is not cpp, cu or answers", where, ex.kind));
+  if (ex.kind == "answers") ex.key = get_string(e, "key", file, where);
+  ex.title = get_text(e, "title", file, where);
+  if (e.contains("hints")) ex.hints = get_hints(e["hints"], ex, file, where + ".hints");
+  if (e.contains("outside_blanks")) {
+    const std::string policy = get_string(e, "outside_blanks", file, where);
+    if (policy != "flag" && policy != "fail")
+      bad(file, fmt::format("{}: outside_blanks \"{}\" is not flag or fail", where, policy));
+    if (!ex.is_code()) bad(file, fmt::format("{}: outside_blanks is for code exercises", where));
+    ex.outside_blanks_fail = policy == "fail";
+  }
+  return ex;
+}
+
+// A rubric item of unit `where`: it must name an exercise of `m`.
+item read_item(const json& i, const manifest& m, const fs::path& file, const std::string& where) {
+  item it;
+  it.id = get_string(i, "id", file, where + " item");
+  const std::string iw = where + " item " + it.id;
+  only_keys(i, {"id", "exercise", "points", "title", "feedback"}, file, iw);
+  it.exercise = get_string(i, "exercise", file, iw);
+  if (!m.find_exercise(it.exercise))
+    bad(file, fmt::format("{}: no exercise \"{}\"", iw, it.exercise));
+  it.points = get_number(i, "points", file, iw);
+  it.title = get_text(i, "title", file, iw);
+  if (i.contains("feedback")) {
+    only_keys(i["feedback"], {"pass", "fail"}, file, iw + ".feedback");
+    it.pass_feedback = optional_text(i["feedback"], "pass", file, iw + ".feedback");
+    it.fail_feedback = optional_text(i["feedback"], "fail", file, iw + ".feedback");
+  }
+  return it;
+}
+
+veto read_veto(const json& v, const fs::path& file, const std::string& where) {
+  veto ve;
+  ve.id = get_string(v, "id", file, where + " veto");
+  only_keys(v, {"id", "title", "explain"}, file, where + " veto " + ve.id);
+  ve.title = get_text(v, "title", file, where + " veto " + ve.id);
+  ve.explain = optional_text(v, "explain", file, where + " veto " + ve.id);
+  return ve;
+}
+
+// A unit: its items, unique and adding up to max_score, and the vetoes it declares.
+unit read_unit(const json& u, const manifest& m, const fs::path& file) {
+  unit un;
+  un.id = get_string(u, "id", file, "unit");
+  const std::string where = "unit " + un.id;
+  only_keys(u, {"id", "title", "max_score", "pass_line", "items", "vetoes"}, file, where);
+  un.title = get_text(u, "title", file, where);
+  un.max_score = get_number(u, "max_score", file, where);
+  un.pass_line = get_number(u, "pass_line", file, where);
+  std::set<std::string> ids;
+  double total = 0;
+  for (const json& i : field(u, "items", file, where)) {
+    item it = read_item(i, m, file, where);
+    if (!ids.insert(it.id).second)
+      bad(file, fmt::format("{}: item id {} appears twice", where, it.id));
+    total += it.points;
+    un.items.push_back(std::move(it));
+  }
+  if (std::abs(total - un.max_score) > 1e-9)
+    bad(file,
+        fmt::format("{}: items add up to {} points, max_score is {}", where, total, un.max_score));
+  if (u.contains("vetoes"))
+    for (const json& v : u["vetoes"]) un.vetoes.push_back(read_veto(v, file, where));
+  return un;
+}
+
+}  // namespace
+
+manifest load_manifest(const course& c, const std::string& lesson) {
+  const fs::path file = c.manifest_path(lesson);
+  const json j = read_manifest_json(c, lesson, file);
+  manifest m;
+  read_header(j, lesson, file, m);
   for (const json& e : field(j, "exercises", file, "manifest")) {
-    exercise ex;
-    ex.id = get_string(e, "id", file, "exercise");
-    const std::string where = "exercise " + ex.id;
-    only_keys(e, {"id", "file", "kind", "key", "title", "hints", "outside_blanks"}, file, where);
-    ex.file = get_string(e, "file", file, where);
-    ex.kind = get_string(e, "kind", file, where);
-    if (ex.kind != "cpp" && ex.kind != "cu" && ex.kind != "answers")
-      bad(file, fmt::format("{}: kind \"{}\" is not cpp, cu or answers", where, ex.kind));
-    if (ex.kind == "answers") ex.key = get_string(e, "key", file, where);
-    ex.title = get_text(e, "title", file, where);
-    if (e.contains("hints")) ex.hints = get_hints(e["hints"], ex, file, where + ".hints");
-    if (e.contains("outside_blanks")) {
-      const std::string policy = get_string(e, "outside_blanks", file, where);
-      if (policy != "flag" && policy != "fail")
-        bad(file, fmt::format("{}: outside_blanks \"{}\" is not flag or fail", where, policy));
-      if (!ex.is_code()) bad(file, fmt::format("{}: outside_blanks is for code exercises", where));
-      ex.outside_blanks_fail = policy == "fail";
-    }
+    exercise ex = read_exercise(e, file);
     if (m.find_exercise(ex.id)) bad(file, fmt::format("exercise id {} appears twice", ex.id));
     m.exercises.push_back(std::move(ex));
   }
-
-  for (const json& u : field(j, "units", file, "manifest")) {
-    unit un;
-    un.id = get_string(u, "id", file, "unit");
-    const std::string where = "unit " + un.id;
-    only_keys(u, {"id", "title", "max_score", "pass_line", "items", "vetoes"}, file, where);
-    un.title = get_text(u, "title", file, where);
-    un.max_score = get_number(u, "max_score", file, where);
-    un.pass_line = get_number(u, "pass_line", file, where);
-    std::set<std::string> ids;
-    double total = 0;
-    for (const json& i : field(u, "items", file, where)) {
-      item it;
-      it.id = get_string(i, "id", file, where + " item");
-      const std::string iw = where + " item " + it.id;
-      only_keys(i, {"id", "exercise", "points", "title", "feedback"}, file, iw);
-      it.exercise = get_string(i, "exercise", file, iw);
-      if (!m.find_exercise(it.exercise))
-        bad(file, fmt::format("{}: no exercise \"{}\"", iw, it.exercise));
-      it.points = get_number(i, "points", file, iw);
-      it.title = get_text(i, "title", file, iw);
-      if (i.contains("feedback")) {
-        only_keys(i["feedback"], {"pass", "fail"}, file, iw + ".feedback");
-        it.pass_feedback = optional_text(i["feedback"], "pass", file, iw + ".feedback");
-        it.fail_feedback = optional_text(i["feedback"], "fail", file, iw + ".feedback");
-      }
-      if (!ids.insert(it.id).second)
-        bad(file, fmt::format("{}: item id {} appears twice", where, it.id));
-      total += it.points;
-      un.items.push_back(std::move(it));
-    }
-    if (std::abs(total - un.max_score) > 1e-9)
-      bad(file, fmt::format("{}: items add up to {} points, max_score is {}", where, total,
-                            un.max_score));
-    if (u.contains("vetoes")) {
-      for (const json& v : u["vetoes"]) {
-        veto ve;
-        ve.id = get_string(v, "id", file, where + " veto");
-        only_keys(v, {"id", "title", "explain"}, file, where + " veto " + ve.id);
-        ve.title = get_text(v, "title", file, where + " veto " + ve.id);
-        ve.explain = optional_text(v, "explain", file, where + " veto " + ve.id);
-        un.vetoes.push_back(std::move(ve));
-      }
-    }
-    m.units.push_back(std::move(un));
-  }
+  for (const json& u : field(j, "units", file, "manifest"))
+    m.units.push_back(read_unit(u, m, file));
   if (m.units.empty()) bad(file, "no units");
   return m;
 }

@@ -42,13 +42,67 @@ bool header_name(std::string_view name) {
   return false;
 }
 
-}  // namespace
+bool ident(char c) {
+  return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+}
 
-std::vector<source_finding> uninstrumented_accesses(std::string_view original) {
-  const spliced sp = splice(original);
-  const std::string_view s = sp.text;
-  // Attributes that drop the hooks, inline assembly, and the C library's bulk copies
-  // (not instrumented: libtsan, which would intercept them, is never linked).
+// A preprocessor directive at s[i] ('#' or its digraph "%:"): an #include, #include_next or
+// #import that brings in another source file (a sibling exercise's, whose own text is
+// never checked here), or one whose file a macro computes, is a finding. Returns where the
+// directive's name starts, for the scan to go on from.
+size_t read_directive(std::string_view s, size_t i, int line, std::vector<source_finding>& out) {
+  size_t j = i + (s[i] == '#' ? 1 : 2);
+  while (j < s.size() && (s[j] == ' ' || s[j] == '\t')) ++j;
+  size_t k = j;
+  while (k < s.size() && ident(s[k])) ++k;
+  const std::string_view directive = s.substr(j, k - j);
+  if (directive != "include" && directive != "include_next" && directive != "import") return j;
+  while (k < s.size() && (s[k] == ' ' || s[k] == '\t')) ++k;
+  if (k < s.size() && s[k] == '"') {
+    const size_t close = s.find('"', k + 1);
+    const std::string_view name =
+        s.substr(k + 1, close == std::string_view::npos ? 0 : close - k - 1);
+    if (!header_name(name))
+      out.push_back({line, "#" + std::string(directive) + " \"" + std::string(name) + "\""});
+  } else if (k < s.size() && ident(s[k])) {
+    size_t m = k;
+    while (m < s.size() && ident(s[m])) ++m;
+    out.push_back({line, "#" + std::string(directive) + " " + std::string(s.substr(k, m - k))});
+  }
+  return j;
+}
+
+// Past the string or character literal that opens at s[i]; a raw string's body may hold
+// quotes: R"delim( ... )delim".
+size_t skip_literal(std::string_view s, size_t i) {
+  const char quote = s[i];
+  if (quote == '"' && i > 0 && s[i - 1] == 'R') {
+    const size_t open = s.find('(', i);
+    const std::string close =
+        ")" + std::string(s.substr(i + 1, open == std::string_view::npos ? 0 : open - i - 1)) +
+        "\"";
+    const size_t end =
+        open == std::string_view::npos ? std::string_view::npos : s.find(close, open);
+    return end == std::string_view::npos ? s.size() : end + close.size();
+  }
+  for (++i; i < s.size() && s[i] != quote && s[i] != '\n'; ++i)
+    if (s[i] == '\\' && i + 1 < s.size()) ++i;
+  return i + 1;
+}
+
+// Past the comment that opens at s[i] ("//" to the end of its line, or "/* ... */").
+size_t skip_comment(std::string_view s, size_t i) {
+  if (s.substr(i, 2) == "//") {
+    while (i < s.size() && s[i] != '\n') ++i;
+    return i;
+  }
+  const size_t end = s.find("*/", i + 2);
+  return end == std::string_view::npos ? s.size() : end + 2;
+}
+
+// Attributes that drop the hooks, inline assembly, and the C library's bulk copies (not
+// instrumented: libtsan, which would intercept them, is never linked).
+bool banned_word(std::string_view word) {
   static const std::set<std::string, std::less<>> banned = {
       "no_sanitize", "no_sanitize_thread", "__no_sanitize__", "no_sanitize_address",
       "disable_sanitizer_instrumentation", "__no_sanitize_thread__", "asm", "__asm", "__asm__",
@@ -56,8 +110,15 @@ std::vector<source_finding> uninstrumented_accesses(std::string_view original) {
       "__builtin_memset", "__builtin_memcmp", "bcopy",
       // the emulator's own API: its records
       kEmulatorNamespace};
+  return banned.count(word) > 0;
+}
+
+}  // namespace
+
+std::vector<source_finding> uninstrumented_accesses(std::string_view original) {
+  const spliced sp = splice(original);
+  const std::string_view s = sp.text;
   std::vector<source_finding> out;
-  auto ident = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
   bool line_start = true;  // only blanks since the last newline: a directive may start here
   for (size_t i = 0; i < s.size();) {
     const char c = s[i];
@@ -65,55 +126,13 @@ std::vector<source_finding> uninstrumented_accesses(std::string_view original) {
     const bool at_start = line_start;
     line_start = c == '\n' || (line_start && (c == ' ' || c == '\t'));
     if (at_start && (c == '#' || s.substr(i, 2) == "%:") && s.substr(i, 4) != "%:%:") {
-      // A directive that brings in another source file (a sibling exercise's, whose own
-      // text is never checked here), or one whose file a macro computes.
-      size_t j = i + (c == '#' ? 1 : 2);
-      while (j < s.size() && (s[j] == ' ' || s[j] == '\t')) ++j;
-      size_t k = j;
-      while (k < s.size() && ident(s[k])) ++k;
-      const std::string_view directive = s.substr(j, k - j);
-      if (directive == "include" || directive == "include_next" || directive == "import") {
-        while (k < s.size() && (s[k] == ' ' || s[k] == '\t')) ++k;
-        if (k < s.size() && s[k] == '"') {
-          const size_t close = s.find('"', k + 1);
-          const std::string_view name =
-              s.substr(k + 1, close == std::string_view::npos ? 0 : close - k - 1);
-          if (!header_name(name))
-            out.push_back({line, "#" + std::string(directive) + " \"" + std::string(name) + "\""});
-        } else if (k < s.size() && ident(s[k])) {
-          size_t m = k;
-          while (m < s.size() && ident(s[m])) ++m;
-          out.push_back(
-              {line, "#" + std::string(directive) + " " + std::string(s.substr(k, m - k))});
-        }
-      }
-      i = j;
-      continue;
-    }
-    if (c == '\n') {
+      i = read_directive(s, i, line, out);
+    } else if (c == '\n') {
       ++i;
-    } else if (s.substr(i, 2) == "//") {
-      while (i < s.size() && s[i] != '\n') ++i;
-    } else if (s.substr(i, 2) == "/*") {
-      const size_t end = s.find("*/", i + 2);
-      const size_t stop = end == std::string_view::npos ? s.size() : end + 2;
-      i = stop;
+    } else if (s.substr(i, 2) == "//" || s.substr(i, 2) == "/*") {
+      i = skip_comment(s, i);
     } else if (c == '"' || c == '\'') {
-      // A raw string's body may hold quotes: R"delim( ... )delim".
-      if (c == '"' && i > 0 && s[i - 1] == 'R') {
-        const size_t open = s.find('(', i);
-        const std::string close =
-            ")" + std::string(s.substr(i + 1, open == std::string_view::npos ? 0 : open - i - 1)) +
-            "\"";
-        const size_t end =
-            open == std::string_view::npos ? std::string_view::npos : s.find(close, open);
-        const size_t stop = end == std::string_view::npos ? s.size() : end + close.size();
-        i = stop;
-        continue;
-      }
-      for (++i; i < s.size() && s[i] != c && s[i] != '\n'; ++i)
-        if (s[i] == '\\' && i + 1 < s.size()) ++i;
-      ++i;
+      i = skip_literal(s, i);
     } else if (s.substr(i, 2) == "##" || s.substr(i, 4) == "%:%:") {  // and its digraph
       out.push_back({line, s.substr(i, 2) == "##" ? "##" : "%:%:"});
       i += s.substr(i, 2) == "##" ? 2 : 4;
@@ -121,7 +140,7 @@ std::vector<source_finding> uninstrumented_accesses(std::string_view original) {
       size_t j = i;
       while (j < s.size() && ident(s[j])) ++j;
       const std::string_view word = s.substr(i, j - i);
-      if (!std::isdigit(static_cast<unsigned char>(c)) && banned.count(word))
+      if (!std::isdigit(static_cast<unsigned char>(c)) && banned_word(word))
         out.push_back({line, std::string(word)});
       i = j;
     } else {

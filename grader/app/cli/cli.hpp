@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "grader/base/i18n.hpp"
+#include "grader/commands/supervise.hpp"
 #include "grader/lesson/manifest.hpp"
 
 namespace grader::cli {
@@ -38,10 +39,12 @@ struct options {
   std::vector<std::string> dev_lessons, only;
   bool sync_check = false, list_checks = false, manifest_all = false;
   std::string release_lesson, release_out, gradescope_lesson, gradescope_out;
+  supervise_options supervised;  // `dev supervise`, and where its JSON line goes
+  std::string supervise_json;
   // The subcommands, to see which one was given.
   CLI::App *mark = nullptr, *batch = nullptr, *review = nullptr, *hint = nullptr, *list = nullptr,
            *dev = nullptr, *check = nullptr, *sync = nullptr, *manifest = nullptr,
-           *gradescope = nullptr, *release = nullptr;
+           *gradescope = nullptr, *release = nullptr, *supervise = nullptr;
   std::vector<CLI::Option*> seed_options;  // --seed of each command: given or not
 };
 

@@ -1,4 +1,4 @@
-// `grader dev check|sync|manifest|gradescope|release` (instructors), `grader hint` and
+// `grader dev check|sync|manifest|gradescope|release|supervise` (instructors), `grader hint` and
 // `grader list`: their options and runs.
 #include <fmt/format.h>
 
@@ -50,6 +50,23 @@ void declare_bundles(CLI::App& dev, options& o) {
   for (CLI::App* sub : {o.gradescope, o.release}) add_root_option(*sub, o);
 }
 
+// `dev supervise`: a command under caps on its whole process tree (commands/supervise.hpp).
+void declare_supervise(CLI::App& dev, options& o) {
+  o.supervise = dev.add_subcommand(
+      "supervise", "Run a command (after --) under caps on its whole process tree; one JSON line");
+  auto& s = o.supervised;
+  o.supervise->add_option("--wall", s.wall_s, "Seconds before the tree is killed (default 600)");
+  o.supervise->add_option("--max-tree-mib", s.max_tree_mib, "Most Pss the tree may hold (MiB)");
+  o.supervise->add_option("--max-processes", s.max_processes, "Most processes at once");
+  o.supervise->add_option("--min-available-mib", s.min_available_mib,
+                          "Kill the tree when the machine has less memory available (MiB)");
+  o.supervise->add_option("--max-file-mib", s.max_file_mib, "The command's RLIMIT_FSIZE (MiB)");
+  o.supervise->add_option("--linger", s.linger_s,
+                          "Seconds its processes may take to end after it (default 2)");
+  o.supervise->add_option("--json", o.supervise_json, "Write the JSON line here (default stdout)");
+  o.supervise->add_option("command", s.argv, "The command and its arguments")->required();
+}
+
 }  // namespace
 
 void declare_dev(CLI::App& app, options& o) {
@@ -73,6 +90,7 @@ void declare_dev(CLI::App& app, options& o) {
                        "Every exercise, not only the code ones (one line each: id kind file)");
   for (CLI::App* sub : {o.check, o.sync, o.manifest}) add_root_option(*sub, o);
   declare_bundles(*o.dev, o);
+  declare_supervise(*o.dev, o);
 }
 
 namespace {
@@ -122,6 +140,7 @@ int run_dev(const course& c, const options& o, lang l) {
   if (*o.hint)
     return run_hint(c, load_manifest(c, o.hint_lesson), {o.hint_blank, o.hint_level, l}, std::cout,
                     std::cerr);
+  if (*o.supervise) return run_supervise(o.supervised, o.supervise_json);
   if (*o.gradescope || *o.release) return run_bundles(c, o);
   if (*o.manifest) {
     dev_manifest_files(load_manifest(c, o.manifest_lesson), o.manifest_all, std::cout);

@@ -18,7 +18,7 @@
 #include "grader/base/text.hpp"
 #include "grader/commands/batch.hpp"
 #include "grader/lesson/answers.hpp"
-#include "grader/lesson/claims.hpp"
+#include "grader/reader/reader.hpp"
 #include "grader/lesson/review.hpp"
 #include "grader/pipeline/resolve.hpp"
 

@@ -14,7 +14,7 @@
 #include "grader/base/error.hpp"
 #include "grader/base/i18n.hpp"
 #include "grader/base/files.hpp"
-#include "grader/lesson/quantity.hpp"
+#include "grader/reader/reader.hpp"
 
 namespace fs = std::filesystem;
 using nlohmann::json;

@@ -22,7 +22,7 @@
 #include <vector>
 
 #include "grader/base/i18n.hpp"
-#include "grader/lesson/claims.hpp"
+#include "grader/reader/reader.hpp"
 
 namespace grader {
 

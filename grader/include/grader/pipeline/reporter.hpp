@@ -1,6 +1,6 @@
 // Stage 5, report: a reporter writes a report in one format. Each format is one
-// file under src/pipeline/reporters/ behind this interface, listed once in
-// reporter.cpp; `grader --format NAME` picks one.
+// file, src/pipeline/reporters/<name>.cpp, behind this interface, that registers
+// itself at its end (reporter_registration); `grader --format NAME` picks one.
 #pragma once
 
 #include <memory>
@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "grader/pipeline/registry.hpp"
 #include "grader/pipeline/report.hpp"
 
 namespace grader {
@@ -24,8 +25,17 @@ class reporter {
   virtual void write(const report& r, std::ostream& out) const = 0;
 };
 
+// A format's factory, and its registration at the end of reporters/<name>.cpp:
+//   const grader::reporter_registration junit_format{"junit", make_junit_reporter, 40};
+// The rank places it in reporter_formats() (and --format's help); without one it comes
+// after the built-ins.
+using reporter_factory = std::unique_ptr<reporter> (*)(const reporter_options&);
+using reporter_registration = registry<reporter_factory>::registration;
+
 // The reporter for `format`, or nullptr when there is none by that name.
 std::unique_ptr<reporter> make_reporter(std::string_view format, const reporter_options& o = {});
+// Every registered format, by rank: text, json, gradescope, junit, exercism, classroom,
+// markdown, then any other.
 std::vector<std::string> reporter_formats();
 
 // The two built-in formats, also usable directly.

@@ -47,3 +47,7 @@ std::unique_ptr<reporter> make_classroom_reporter(const reporter_options&) {
 }
 
 }  // namespace grader
+
+// `grader --format classroom` (reporter.hpp); the rank orders the list of formats.
+static const grader::reporter_registration classroom_format{"classroom",
+                                                            grader::make_classroom_reporter, 60};

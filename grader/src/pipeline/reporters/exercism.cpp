@@ -54,3 +54,7 @@ std::unique_ptr<reporter> make_exercism_reporter(const reporter_options&) {
 }
 
 }  // namespace grader
+
+// `grader --format exercism` (reporter.hpp); the rank orders the list of formats.
+static const grader::reporter_registration exercism_format{"exercism",
+                                                           grader::make_exercism_reporter, 50};

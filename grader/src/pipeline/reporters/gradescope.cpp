@@ -45,3 +45,7 @@ std::unique_ptr<reporter> make_gradescope_reporter(const reporter_options&) {
 }
 
 }  // namespace grader
+
+// `grader --format gradescope` (reporter.hpp); the rank orders the list of formats.
+static const grader::reporter_registration gradescope_format{"gradescope",
+                                                             grader::make_gradescope_reporter, 30};

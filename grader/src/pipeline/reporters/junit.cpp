@@ -90,3 +90,6 @@ std::unique_ptr<reporter> make_junit_reporter(const reporter_options&) {
 }
 
 }  // namespace grader
+
+// `grader --format junit` (reporter.hpp); the rank orders the list of formats.
+static const grader::reporter_registration junit_format{"junit", grader::make_junit_reporter, 40};

@@ -130,3 +130,6 @@ std::unique_ptr<reporter> make_markdown_reporter(const reporter_options&) {
 
 }  // namespace grader
 
+// `grader --format markdown` (reporter.hpp); the rank orders the list of formats.
+static const grader::reporter_registration markdown_format{"markdown",
+                                                           grader::make_markdown_reporter, 70};

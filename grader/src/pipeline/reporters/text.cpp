@@ -305,3 +305,5 @@ std::unique_ptr<reporter> make_text_reporter(const reporter_options& o) {
 
 }  // namespace grader
 
+// `grader --format text` (reporter.hpp); the rank orders the list of formats.
+static const grader::reporter_registration text_format{"text", grader::make_text_reporter, 10};

@@ -3,7 +3,7 @@
 #include <filesystem>
 
 #include "course/protocol.hpp"
-#include "grader/pipeline/run.hpp"
+#include "grader/pipeline/runner.hpp"
 
 namespace grader {
 
@@ -38,5 +38,15 @@ tag_run process_runner::run(const test_job& job, unsigned seed, const run_limits
   t.records = parse_records(t.raw_records);
   return t;
 }
+
+namespace {
+std::unique_ptr<runner> make_process_runner(isolation level) {
+  if (level != isolation::none) return nullptr;  // it confines nothing
+  return std::make_unique<process_runner>();
+}
+}  // namespace
+
+// `make_runner("process", isolation::none)` (runner.hpp); the rank orders runner_names().
+const runner_registration process_registration{"process", make_process_runner, 10};
 
 }  // namespace grader

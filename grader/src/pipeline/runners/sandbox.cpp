@@ -6,7 +6,7 @@
 
 #include "grader/base/files.hpp"
 #include "grader/base/sandbox.hpp"
-#include "grader/pipeline/run.hpp"
+#include "grader/pipeline/runner.hpp"
 
 namespace grader {
 namespace fs = std::filesystem;
@@ -39,5 +39,15 @@ tag_run sandbox_runner::run(const test_job& job, unsigned seed, const run_limits
   boxed.binary = fs::absolute(job.binary);
   return inner_.run(boxed, seed, limits);
 }
+
+namespace {
+std::unique_ptr<runner> make_sandbox_runner(isolation level) {
+  if (level == isolation::none) return nullptr;  // --sandbox off is the process runner
+  return std::make_unique<sandbox_runner>(level);
+}
+}  // namespace
+
+// `make_runner("sandbox", level)` at restricted or full (runner.hpp).
+const runner_registration sandbox_registration{"sandbox", make_sandbox_runner, 20};
 
 }  // namespace grader

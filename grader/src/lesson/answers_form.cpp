@@ -6,6 +6,7 @@
 #include "grader/base/files.hpp"
 #include "grader/lesson/answers.hpp"
 #include "grader/reader/reader.hpp"
+#include "answers_parts.hpp"
 
 namespace fs = std::filesystem;
 using nlohmann::json;
@@ -51,12 +52,7 @@ namespace {
 
 // Why a part could not be graded as written, or "" when it can be.
 std::string form_problem(const part_form& f, const answer_part& a, lang l) {
-  if (!a.problems.empty()) {
-    std::string list;
-    for (const answers_problem& p : a.problems)
-      list += (list.empty() ? "" : "; ") + trf(l, "第 {} 行：{}", "line {}: {}", p.line, p.message);
-    return list;
-  }
+  if (!a.problems.empty()) return problems_list(a.problems, l);
   if (f.type == "choice" && a.ticked.size() > 1)
     return trf(l, "单选题只能勾一个，勾了 {} 个", "tick one box only; ticked {}", a.ticked.size());
   if (f.type == "number") {
@@ -66,47 +62,30 @@ std::string form_problem(const part_form& f, const answer_part& a, lang l) {
   return {};
 }
 
+// A part as the form sees it: blank (or missing), or feedback naming what the key could
+// not grade; never points.
+part_grade check_part(const part_form& f, const answers_doc& doc, lang l) {
+  part_grade g{f.id, f.item, 0, 0, {}, false, false, {}, {}};
+  const auto found = doc.parts.find(f.id);
+  if (found == doc.parts.end()) {
+    g.blank = true;
+    g.feedback = missing_part_feedback(f.id, l);
+  } else if (const answer_part& a = found->second; a.problems.empty() && is_unanswered(f.type, a)) {
+    g.blank = true;
+  } else if (const std::string why = form_problem(f, a, l); !why.empty()) {
+    g.feedback = trf(l, "{}：{}", "{}: {}", f.id, why);
+  }
+  return g;
+}
+
 }  // namespace
 
 answers_result check_answers_form(const fs::path& file, const std::vector<part_form>& form,
                                   lang l) {
-  answers_result out;
+  answers_result out = read_answers_file(file, l, [&](const answers_doc& doc, answers_result& r) {
+    for (const part_form& f : form) r.parts.push_back(check_part(f, doc, l));
+  });
   out.at_submission = true;
-  try {
-    const answers_doc doc = parse_answers(read_text(file));
-    for (const answers_problem& p : doc.problems)
-      out.error += (out.error.empty() ? "" : "\n") +
-                   (p.line > 0 ? fmt::format("{}:{}: {}", display_path(file), p.line, p.message)
-                               : fmt::format("{}: {}", display_path(file), p.message));
-    if (!doc.encoding.empty())
-      out.note = trf(l, "{} 不是 UTF-8，已按 {} 读取；请另存为 UTF-8",
-                     "{} is not UTF-8: it was read as {}; save it as UTF-8", display_path(file),
-                     doc.encoding);
-    if (!out.error.empty()) return out;
-    for (const part_form& f : form) {
-      part_grade g{f.id, f.item, 0, 0, {}, false, false, {}, {}};
-      const auto found = doc.parts.find(f.id);
-      if (found == doc.parts.end()) {
-        g.blank = true;
-        g.feedback =
-            trf(l, "{}：答案文件里没有这一部分（从 exercises 恢复该标题）",
-                "{}: missing from the answers file (restore its heading from exercises/)", f.id);
-      } else if (const answer_part& a = found->second;
-                 a.problems.empty() &&
-                 ((f.type == "choice" || f.type == "multi") ? a.ticked.empty()
-                                                            : a.answer.empty())) {
-        g.blank = true;
-      } else if (const std::string why = form_problem(f, a, l); !why.empty()) {
-        g.feedback = trf(l, "{}：{}", "{}: {}", f.id, why);
-      }
-      out.parts.push_back(std::move(g));
-    }
-  } catch (const input_error& e) {
-    out.error = e.what();
-  } catch (const std::exception& e) {
-    out.error =
-        fmt::format("{}: the grader could not read this file ({})", display_path(file), e.what());
-  }
   return out;
 }
 

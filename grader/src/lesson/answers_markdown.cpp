@@ -389,7 +389,7 @@ void add_line(std::string& to, std::string_view line) {
 }
 
 // Walks the blocks in document order; each line lands in the current part.
-struct reader {
+struct markdown_reader {
   answers_doc doc;
   answer_part* part = nullptr;
   bool in_answer = false;
@@ -503,7 +503,7 @@ size_t answer_prefix(std::string_view t) {
 }
 
 answers_doc parse_answers(std::string_view bytes) {
-  reader r;
+  markdown_reader r;
   std::string text;
   if (!decode(bytes, &text, &r.doc)) return std::move(r.doc);
   cmark_node* root = cmark_parse_document(text.data(), text.size(), CMARK_OPT_SOURCEPOS);

@@ -42,6 +42,7 @@ void declare_batch(CLI::App& app, options& o) {
   add_lang_option(b, o);
   add_limit_options(b, o);
   add_sandbox_options(b, o, sandbox_use::mark);
+  add_runner_option(b, o);
   add_root_option(b, o);
 
   o.review = app.add_subcommand(

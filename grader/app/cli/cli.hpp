@@ -65,6 +65,7 @@ void add_limit_options(CLI::App& cmd, options& o);
 void add_seed_option(CLI::App& cmd, options& o, const std::string& help);
 void add_sandbox_options(CLI::App& cmd, options& o, sandbox_use use);
 void add_root_option(CLI::App& cmd, options& o);
+void add_runner_option(CLI::App& cmd, options& o);  // --runner, in the Sandbox group
 
 // The options of `cmd` in `groups` that were given, as a command line for another grader.
 std::vector<std::string> given_options(const CLI::App& cmd, const std::vector<std::string>& groups);

@@ -42,6 +42,7 @@ void declare_grade(CLI::App& app, options& o) {
                  "JSON file {\"item id\": points} from an instructor's review; replaces those "
                  "items' points");
   add_sandbox_options(app, o, sandbox_use::grade);
+  add_runner_option(app, o);
   app.add_flag("--fresh", o.fresh,
                "Re-run every test, even those of test binaries unchanged since the last grade");
   app.add_flag(
@@ -67,6 +68,7 @@ void declare_grade(CLI::App& app, options& o) {
                      "JSON file from an instructor's review (docs/review.schema.json; grader "
                      "review writes them): replaces those items', parts' and vetoes' verdicts");
   add_sandbox_options(*o.mark, o, sandbox_use::mark);
+  add_runner_option(*o.mark, o);
   add_root_option(*o.mark, o);
 }
 
@@ -132,6 +134,7 @@ void set_request_options(const course& c, const manifest& m, const options& o, g
   if (!o.build_dir.empty()) req.tree = fs::absolute(o.build_dir);
   req.fresh = o.fresh;
   req.gpu = o.gpu;
+  if (o.runner != "auto") req.runner = o.runner;
   if (o.sandbox != "auto")
     req.sandbox = o.sandbox == "off" ? isolation::none
                                      : *isolation_named(o.sandbox == "on" ? "full" : o.sandbox);

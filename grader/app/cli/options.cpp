@@ -9,6 +9,7 @@
 #include "cli.hpp"
 #include "grader/base/text.hpp"
 #include "grader/pipeline/reporter.hpp"
+#include "grader/pipeline/runner.hpp"
 
 namespace grader::cli {
 namespace {
@@ -90,6 +91,16 @@ void add_sandbox_options(CLI::App& cmd, options& o, sandbox_use use) {
   cmd.add_flag("--allow-unconfined", o.allow_unconfined,
                "Mark even with no sandbox at all (--require-sandbox none; the report then "
                "says so)")
+      ->group(kSandbox);
+}
+
+void add_runner_option(CLI::App& cmd, options& o) {
+  std::vector<std::string> names = runner_names();
+  names.insert(names.begin(), "auto");
+  cmd.add_option("--runner", o.runner,
+                 "How each test process is run (pipeline/runner.hpp): auto (process with no "
+                 "sandbox, sandbox at restricted or full), or a runner by name")
+      ->check(CLI::IsMember(names))
       ->group(kSandbox);
 }
 

@@ -2,6 +2,7 @@
 #include "grader/pipeline/grade.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <nlohmann/json.hpp>
 #include <algorithm>
@@ -14,6 +15,7 @@
 #include "grader/pipeline/build.hpp"
 #include "grader/pipeline/gpu.hpp"
 #include "grader/pipeline/resolve.hpp"
+#include "grader/pipeline/runner.hpp"
 #include "grader/pipeline/score.hpp"
 
 namespace fs = std::filesystem;
@@ -170,17 +172,19 @@ report grade(const course& c, const manifest& m, const grade_request& req, runne
 report grade(const course& c, const manifest& m, const grade_request& req) {
   const isolation level = level_of(req);
   if (req.gpu) require_gpu();  // before any grading: say so at once
-  report rep;
-  if (level == isolation::none) {
-    process_runner tests;
-    const std::string why = req.sandbox ? "none: turned off (--sandbox off)"
-                                        : "none: " + unavailable_reason(isolation::restricted);
-    rep = grade_with(c, m, req, tests, isolation::none, facts_of(req, tests, why, ""));
-  } else {
-    sandbox_runner tests(level);
-    rep = grade_with(c, m, req, tests, level,
-                     facts_of(req, tests, tests.isolation(), isolation_detail(level)));
-  }
+  // The runner asked for (--runner), or the one for the level (pipeline/runner.hpp).
+  const std::string name = req.runner.empty() ? default_runner(level) : req.runner;
+  const std::unique_ptr<runner> tests = make_runner(name, level);
+  if (!tests)
+    throw cannot_grade(fmt::format("runner {} cannot isolate at level {} (runners: {})", name,
+                                   to_string(level), fmt::join(runner_names(), ", ")));
+  const std::string isolation_text = level != isolation::none ? tests->isolation()
+                                     : req.sandbox
+                                         ? "none: turned off (--sandbox off)"
+                                         : "none: " + unavailable_reason(isolation::restricted);
+  report rep = grade_with(c, m, req, *tests, level,
+                          facts_of(req, *tests, isolation_text,
+                                   level == isolation::none ? "" : isolation_detail(level)));
   grade_on_gpu(c, m, req, rep);
   return rep;
 }

@@ -36,6 +36,9 @@ struct grade_request {
   // level used is below `require`.
   std::optional<isolation> sandbox;
   isolation require = isolation::none;
+  // The runner by name (pipeline/runner.hpp; --runner), or "" for the level's default:
+  // process at none, sandbox at restricted and full.
+  std::string runner;
   // Marking mode (grader mark): exercises with remote tests run split into a judge and a
   // compute process (course/remote.hpp), hidden tests included; results are never taken
   // from or saved to the cache; the build tree is <tree>-mark.

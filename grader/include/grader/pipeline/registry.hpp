@@ -2,7 +2,7 @@
 // file with a static `registration`, so adding one is adding one file (CMake globs
 // src/pipeline/reporters/ and src/pipeline/runners/, and links them as object files, so
 // the linker keeps each registration although no code names it).
-//   const grader::reporter_registration csv_format{"csv", make_csv_reporter};
+//   const grader::reporter_registration csv_format{"csv", reporter_of<csv_reporter>};
 // Names list by rank, then by name: the order never depends on the link order.
 #pragma once
 

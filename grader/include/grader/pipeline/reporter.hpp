@@ -8,6 +8,7 @@
 #include <ostream>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 #include "grader/pipeline/registry.hpp"
@@ -25,12 +26,23 @@ class reporter {
   virtual void write(const report& r, std::ostream& out) const = 0;
 };
 
-// A format's factory, and its registration at the end of reporters/<name>.cpp:
-//   const grader::reporter_registration junit_format{"junit", make_junit_reporter, 40};
+// A format's factory, and its registration at the end of reporters/<name>.cpp (see
+// reporter_of below).
 // The rank places it in reporter_formats() (and --format's help); without one it comes
 // after the built-ins.
 using reporter_factory = std::unique_ptr<reporter> (*)(const reporter_options&);
 using reporter_registration = registry<reporter_factory>::registration;
+
+// The factory of a reporter class, for its registration: built from the options when it
+// takes them (text's colours), else by default.
+//   const grader::reporter_registration junit_format{"junit", reporter_of<junit_reporter>, 40};
+template <class R>
+std::unique_ptr<reporter> reporter_of(const reporter_options& o) {
+  if constexpr (std::is_constructible_v<R, const reporter_options&>)
+    return std::make_unique<R>(o);
+  else
+    return std::make_unique<R>();
+}
 
 // The reporter for `format`, or nullptr when there is none by that name.
 std::unique_ptr<reporter> make_reporter(std::string_view format, const reporter_options& o = {});

@@ -13,8 +13,8 @@ namespace {
 class classroom_reporter final : public reporter {
  public:
   void write(const report& r, std::ostream& out) const override {
-    nlohmann::json tests = nlohmann::json::array();
     bool error = !r.build_failures.empty(), all_pass = true;
+    nlohmann::json tests = nlohmann::json::array();
     for (const rows::row& x : rows::result_rows(r)) {
       all_pass &= x.status == rows::outcome::pass;
       error |= x.status == rows::outcome::error;
@@ -42,12 +42,7 @@ class classroom_reporter final : public reporter {
 
 }  // namespace
 
-std::unique_ptr<reporter> make_classroom_reporter(const reporter_options&) {
-  return std::make_unique<classroom_reporter>();
-}
+// `grader --format classroom` (reporter.hpp); the rank orders the list of formats.
+const reporter_registration classroom_format{"classroom", reporter_of<classroom_reporter>, 60};
 
 }  // namespace grader
-
-// `grader --format classroom` (reporter.hpp); the rank orders the list of formats.
-static const grader::reporter_registration classroom_format{"classroom",
-                                                            grader::make_classroom_reporter, 60};

@@ -49,12 +49,7 @@ class exercism_reporter final : public reporter {
 
 }  // namespace
 
-std::unique_ptr<reporter> make_exercism_reporter(const reporter_options&) {
-  return std::make_unique<exercism_reporter>();
-}
+// `grader --format exercism` (reporter.hpp); the rank orders the list of formats.
+const reporter_registration exercism_format{"exercism", reporter_of<exercism_reporter>, 50};
 
 }  // namespace grader
-
-// `grader --format exercism` (reporter.hpp); the rank orders the list of formats.
-static const grader::reporter_registration exercism_format{"exercism",
-                                                           grader::make_exercism_reporter, 50};

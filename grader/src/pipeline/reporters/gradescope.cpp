@@ -40,12 +40,7 @@ class gradescope_reporter final : public reporter {
 
 }  // namespace
 
-std::unique_ptr<reporter> make_gradescope_reporter(const reporter_options&) {
-  return std::make_unique<gradescope_reporter>();
-}
+// `grader --format gradescope` (reporter.hpp); the rank orders the list of formats.
+const reporter_registration gradescope_format{"gradescope", reporter_of<gradescope_reporter>, 30};
 
 }  // namespace grader
-
-// `grader --format gradescope` (reporter.hpp); the rank orders the list of formats.
-static const grader::reporter_registration gradescope_format{"gradescope",
-                                                             grader::make_gradescope_reporter, 30};

@@ -24,7 +24,7 @@ std::string points_text(double x) {
 
 class text_reporter final : public reporter {
  public:
-  explicit text_reporter(bool color) : color_(color) {}
+  explicit text_reporter(const reporter_options& o) : color_(o.color) {}
   void write(const report& r, std::ostream& out) const override { out << render_text(r, color_); }
 
  private:
@@ -299,11 +299,7 @@ std::string render_text(const report& r, bool color) {
   return out;
 }
 
-std::unique_ptr<reporter> make_text_reporter(const reporter_options& o) {
-  return std::make_unique<text_reporter>(o.color);
-}
+// `grader --format text` (reporter.hpp); the rank orders the list of formats.
+const reporter_registration text_format{"text", reporter_of<text_reporter>, 10};
 
 }  // namespace grader
-
-// `grader --format text` (reporter.hpp); the rank orders the list of formats.
-static const grader::reporter_registration text_format{"text", grader::make_text_reporter, 10};

@@ -4,17 +4,8 @@
 # file:line:col, and the student's files never modified.
 #   grader/tests/cli_test.sh build/bin/grader .
 # Works on the course's first lesson that has a C++ exercise and an answers file.
-set -uo pipefail
-grader="$(realpath "$1")"
-root="$(realpath "$2")"
-work="$(mktemp -d)"
-trap 'rm -rf "$work"' EXIT
-failures=0
-passes=0
-check() {  # check NAME CONDITION...
-  local name="$1"; shift
-  if "$@"; then echo "ok   $name"; passes=$((passes + 1)); else echo "FAIL $name"; failures=$((failures + 1)); fi
-}
+source "$(dirname "${BASH_SOURCE[0]}")/lib/setup.sh"
+test_setup "$@"
 
 # The manifest is read through the grader (dev manifest: "id kind file" lines).
 lesson="" cpp="" answers=""
@@ -26,23 +17,18 @@ for l in $("$grader" list --root "$root" | cut -d' ' -f1); do
 done
 [ -n "${lesson:-}" ] || { echo "no lesson with a C++ exercise and an answers file"; exit 1; }
 run() { "$grader" "$lesson" --root "$root" --build-dir "$work/tree" --lang en "$@"; }
-one_line_error() {  # exit code 2 and exactly one line on stderr, naming the problem
-  local out rc
-  out="$("$@" 2>&1 >/dev/null)"; rc=$?
-  [ "$rc" -eq 2 ] && [ "$(printf '%s\n' "$out" | wc -l)" -eq 1 ] && [[ "$out" == "grader: cannot grade: "* ]]
-}
 
-check "missing submission folder -> one-line error, exit 2" one_line_error run --submission "$work/nowhere"
+check "missing submission folder -> one-line error, exit 2" cannot_grade run --submission "$work/nowhere"
 mkdir -p "$work/partial" && cp "$root/exercises/$lesson/$answers" "$work/partial/"
-check "submission missing a file -> one-line error, exit 2" one_line_error run --submission "$work/partial"
+check "submission missing a file -> one-line error, exit 2" cannot_grade run --submission "$work/partial"
 # A folder name with a newline and an escape sequence: still one line, no ESC byte.
 hostile="$work/$(printf 'forged\ngrader: PASS \033[2J')"
 mkdir -p "$hostile" && cp "$root/exercises/$lesson/$answers" "$hostile/"
-check "a hostile folder name in the error -> one line, exit 2" one_line_error run --submission "$hostile"
+check "a hostile folder name in the error -> one line, exit 2" cannot_grade run --submission "$hostile"
 err="$(run --submission "$hostile" 2>&1 >/dev/null)"
 check "a hostile folder name in the error -> no escape byte" test "$(printf '%s' "$err" | tr -dc '\033' | wc -c)" -eq 0
-check "unknown lesson -> one-line error, exit 2" one_line_error "$grader" no_such_lesson --root "$root"
-check "not a course root -> one-line error, exit 2" one_line_error "$grader" "$lesson" --root "$work"
+check "unknown lesson -> one-line error, exit 2" cannot_grade "$grader" no_such_lesson --root "$root"
+check "not a course root -> one-line error, exit 2" cannot_grade "$grader" "$lesson" --root "$work"
 
 # A submission with a compile error and a malformed answers file.
 mkdir -p "$work/sub"
@@ -105,7 +91,7 @@ sys.exit(not (q1['points'] == 1.5 and q1['auto_points'] == 2 and q1['reviewed'] 
               and r['review_file'].endswith('override.json')))"
 printf '{"schema": 1, "items": {"no_such_item": 1}}' >"$work/bad.json"
 check "an override naming an unknown item -> one-line error, exit 2" \
-  one_line_error "$grader" "$lesson" --root "$root" --build-dir "$work/tree" --answers --override "$work/bad.json"
+  cannot_grade "$grader" "$lesson" --root "$root" --build-dir "$work/tree" --answers --override "$work/bad.json"
 
 # The same files graded twice, the second time from the cache, give the same report.
 run --answers --json "$work/once.json" >/dev/null
@@ -140,13 +126,13 @@ sys.exit(not (graded('$work/oob1.json') == graded('$work/oob2.json') and json.lo
 
 printf '{"schema": 1, "parts": {"q1.h": 7}}' >"$work/big.json"
 check "an override above the part's points -> one-line error, exit 2 (never a clamp)" \
-  one_line_error "$grader" "$lesson" --root "$root" --build-dir "$work/tree" --answers --override "$work/big.json"
+  cannot_grade "$grader" "$lesson" --root "$root" --build-dir "$work/tree" --answers --override "$work/big.json"
 check "dev check --only with an unknown check -> one-line error, exit 2" \
-  one_line_error "$grader" dev check "$lesson" --root "$root" --only no-such-check
+  cannot_grade "$grader" dev check "$lesson" --root "$root" --only no-such-check
 check "dev check --list names the checks" grep -q '^solutions:' <<<"$("$grader" dev check "$lesson" --root "$root" --list)"
-check "an unknown --format -> exit 2" one_line_error run --answers --format yaml
+check "an unknown --format -> exit 2" cannot_grade run --answers --format yaml
 check "--require-sandbox above the level asked for -> one-line error, exit 2" \
-  one_line_error run --answers --sandbox off --require-sandbox restricted
+  cannot_grade run --answers --sandbox off --require-sandbox restricted
 # The fallback level (grader-confine, built where libseccomp is installed) grades the
 # solutions in full and names itself in the report.
 if [ -x "$(dirname "$grader")/grader-confine" ]; then
@@ -190,5 +176,4 @@ out="$(hint no_such_blank --root "$root" 2>&1 >/dev/null)"; rc=$?
 check "an unknown blank -> one line listing the blanks, exit 2" \
   test "$rc" -eq 2 -a "$(wc -l <<<"$out")" -eq 1 -a -n "$(grep -F "no hints for 'no_such_blank'" <<<"$out" | grep -F "$blank")"
 
-echo "$passes passed, $failures failed"
-exit $((failures > 0))
+finish

@@ -4,25 +4,15 @@
 # that used to pass in one process (libm override, forged records, early exit, including
 # the solution) fail. Needs bubblewrap (skips, exit 77, where it cannot run).
 #   grader/tests/mark_test.sh build/dev/bin/grader .
-set -uo pipefail
-grader="$(realpath "$1")"
-root="$(realpath "${2:-.}")"
-work="$(mktemp -d)"
-trap 'rm -rf "$work"' EXIT
+source "$(dirname "${BASH_SOURCE[0]}")/lib/setup.sh"
+test_setup "$@"
+need_bwrap
 tree="$work/tree"
-failures=0
-bad() { echo "FAIL $*"; failures=$((failures + 1)); }
 mark() {  # mark DIR JSON: exit code in $rc
   "$grader" mark lesson13 "$1" --root "$root" --unit exam --lang en --build-dir "$tree" \
     --json "$2" >"$2.txt" 2>&1
   rc=$?
 }
-field() { python3 -c "import json,sys; j=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))" "$@"; }
-if ! bwrap --unshare-all --ro-bind /usr /usr --ro-bind-try /lib /lib --ro-bind-try /lib64 /lib64 \
-     --ro-bind-try /bin /bin /bin/true 2>/dev/null; then
-  echo "SKIP bubblewrap cannot run here"
-  exit 77
-fi
 submission() {  # a fresh copy of the solution's exam files
   local d="$work/$1"
   mkdir -p "$d"
@@ -127,5 +117,4 @@ mark "$d" "$work/link.json"
 [ "$rc" -eq 2 ] || bad "symlink: exit $rc"
 grep -q "is a symbolic link" "$work/link.json.txt" || bad "symlink: no clear line"
 
-[ "$failures" -eq 0 ] && echo "mark_test: all passed" || echo "mark_test: $failures failed"
-exit $((failures > 0))
+finish

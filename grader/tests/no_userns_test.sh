@@ -5,17 +5,9 @@
 # refuses (exit 2, one line) unless --require-sandbox restricted accepts the fallback.
 # ctest runs it as grader.no_userns.
 #   grader/tests/no_userns_test.sh build/bin/without_userns build/bin/grader .
-set -uo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/lib/setup.sh"
 blocked="$(realpath "$1")"
-grader="$(realpath "$2")"
-root="$(realpath "$3")"
-work="$(mktemp -d)"
-trap 'rm -rf "$work"' EXIT
-failures=0
-check() {  # check NAME CONDITION...
-  local name="$1"; shift
-  if "$@"; then echo "ok   $name"; else echo "FAIL $name"; failures=$((failures + 1)); fi
-}
+test_setup "$2" "$3"
 if "$blocked" unshare -U true 2>/dev/null; then
   echo "FAIL without_userns does not block user namespaces"; exit 1
 fi
@@ -42,4 +34,4 @@ sys.exit(not ($rc == 0 and r['isolation_level'] == 'restricted' and r['mode'] ==
 err="$(grade lesson13 --answers --unit exam --build-dir "$work/tree" --sandbox full 2>&1 >/dev/null)"; rc=$?
 check "--sandbox full where it cannot start: exit 2, one line" \
   test "$rc" -eq 2 -a "$(printf '%s\n' "$err" | wc -l)" -eq 1
-exit $((failures > 0))
+finish

@@ -3,9 +3,8 @@
 # folder: `git status --ignored` of the checkout is the same before and after.
 # Run by ctest as grader.out_of_source; skipped (77) outside a git checkout.
 #   grader/tests/out_of_source_test.sh build/dev/bin/grader . build/dev
-set -uo pipefail
-grader="$(realpath "$1")"
-root="$(realpath "$2")"
+source "$(dirname "${BASH_SOURCE[0]}")/lib/setup.sh"
+test_setup "$1" "$2"
 build="$(realpath "$3")"
 git -C "$root" rev-parse --is-inside-work-tree >/dev/null 2>&1 || { echo "not a git checkout: skipped"; exit 77; }
 # Paths under the build folder are the grader's to write, when it sits inside the checkout.
@@ -21,10 +20,7 @@ lesson="$("$grader" list --root "$root" | head -1 | cut -d' ' -f1)"
 (cd "$root" && "$grader" "$lesson" --answers --lang en >/dev/null)
 rc=$?
 after="$(snapshot)"
-if [ "$rc" -ne 0 ]; then echo "FAIL the grade of the solutions exited $rc"; exit 1; fi
-if [ "$before" != "$after" ]; then
-  echo "FAIL the grade changed the checkout:"
+check "the grade of the solutions exits 0" test "$rc" -eq 0
+check "grading $lesson left the checkout as it was (build folder: $build)" test "$before" = "$after" ||
   diff <(echo "$before") <(echo "$after")
-  exit 1
-fi
-echo "ok   grading $lesson left the checkout as it was (build folder: $build)"
+finish

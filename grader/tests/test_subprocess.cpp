@@ -288,3 +288,17 @@ TEST_CASE("run_process on a timeout kills the child's whole tree, other sessions
   const auto ps = grader::run_process({"ps", "-eo", "args"});
   CHECK_THAT(ps.output, !Catch::Contains("sleep " + marker));
 }
+
+TEST_CASE("run_process with records_fd reads fd 3 apart from the output, and caps it",
+          "[subprocess]") {
+  run_options o = with_timeout(20s);
+  o.records_fd = true;
+  const run_result r = run_process({"sh", "-c", "echo out; echo record >&3; echo err >&2"}, o);
+  CHECK(r.ok());
+  CHECK(r.output == "out\nerr\n");
+  CHECK(r.records == "record\n");
+  // More than 16 MiB of records is an output limit, however little it printed.
+  const run_result flood = run_process({"sh", "-c", "head -c 20000000 /dev/zero >&3"}, o);
+  CHECK(flood.output_exceeded);
+  CHECK(flood.output.empty());
+}

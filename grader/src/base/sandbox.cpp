@@ -10,6 +10,7 @@
 #include <mutex>
 #include <set>
 #include <sstream>
+#include <utility>
 
 #include "grader/base/files.hpp"
 #include "grader/base/subprocess.hpp"
@@ -110,21 +111,19 @@ tool_view show_tools(const std::vector<std::string>& programs,
   return view;
 }
 
+// Each level's name, read both ways.
+constexpr std::pair<isolation, std::string_view> kIsolationNames[] = {
+    {isolation::none, "none"}, {isolation::restricted, "restricted"}, {isolation::full, "full"}};
+
 std::string_view to_string(isolation level) {
-  switch (level) {
-    case isolation::full:
-      return "full";
-    case isolation::restricted:
-      return "restricted";
-    case isolation::none:
-      break;
-  }
+  for (const auto& [l, name] : kIsolationNames)
+    if (l == level) return name;
   return "none";
 }
 
 std::optional<isolation> isolation_named(std::string_view name) {
-  for (isolation l : {isolation::none, isolation::restricted, isolation::full})
-    if (to_string(l) == name) return l;
+  for (const auto& [l, n] : kIsolationNames)
+    if (n == name) return l;
   return std::nullopt;
 }
 

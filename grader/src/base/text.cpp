@@ -7,9 +7,13 @@
 namespace grader {
 namespace {
 
+unsigned char byte(std::string_view s, size_t i) {
+  return static_cast<unsigned char>(s[i]);
+}
+
 // The length of a valid UTF-8 sequence at s[i], or 0.
 size_t utf8_sequence(std::string_view s, size_t i) {
-  const auto b = [&](size_t k) { return static_cast<unsigned char>(s[k]); };
+  const auto b = [&](size_t k) { return byte(s, k); };
   const unsigned char c = b(i);
   if (c < 0x80) return 1;
   size_t n = c >= 0xF0 && c <= 0xF4 ? 4 : c >= 0xE0 ? 3 : c >= 0xC2 && c < 0xE0 ? 2 : 0;
@@ -23,6 +27,43 @@ size_t utf8_sequence(std::string_view s, size_t i) {
 }
 
 constexpr std::string_view kReplacement = "\xEF\xBF\xBD";
+
+// s made valid UTF-8, with U+FFFD for each character `unwanted(valid, i)` names: it
+// returns the byte length of the one at valid[i] to replace, or 0 to keep that byte.
+template <class Unwanted>
+std::string replaced_characters(std::string_view s, Unwanted unwanted) {
+  const std::string valid = valid_utf8(s);
+  std::string out;
+  out.reserve(valid.size());
+  for (size_t i = 0; i < valid.size(); ++i) {
+    if (const size_t n = unwanted(valid, i)) {
+      out += kReplacement;
+      i += n - 1;
+    } else {
+      out += valid[i];
+    }
+  }
+  return out;
+}
+
+// Controls other than tab and newlines, and U+FFFE and U+FFFF: not XML characters.
+size_t not_xml(std::string_view s, size_t i) {
+  const unsigned char c = byte(s, i);
+  if (c < 0x20 && c != '\t' && c != '\n' && c != '\r') return 1;
+  if (c == 0xEF && i + 2 < s.size() && byte(s, i + 1) == 0xBF &&
+      (byte(s, i + 2) == 0xBE || byte(s, i + 2) == 0xBF))
+    return 3;
+  return 0;
+}
+
+// ESC, CR, backspace, DEL and the C1 controls (U+0080..U+009F, CSI among them): nothing
+// that moves the cursor or recolours.
+size_t terminal_control(std::string_view s, size_t i) {
+  const unsigned char c = byte(s, i);
+  if ((c < 0x20 && c != '\t' && c != '\n') || c == 0x7F) return 1;
+  if (c == 0xC2 && i + 1 < s.size() && byte(s, i + 1) < 0xA0) return 2;
+  return 0;
+}
 
 }  // namespace
 
@@ -43,11 +84,10 @@ std::string valid_utf8(std::string_view s) {
 }
 
 std::string xml_text(std::string_view s) {
-  const std::string valid = valid_utf8(s);
+  const std::string text = replaced_characters(s, not_xml);
   std::string out;
-  out.reserve(valid.size());
-  for (size_t i = 0; i < valid.size(); ++i) {
-    const unsigned char c = static_cast<unsigned char>(valid[i]);
+  out.reserve(text.size());
+  for (const char c : text) {
     switch (c) {
       case '&':
         out += "&amp;";
@@ -65,16 +105,7 @@ std::string xml_text(std::string_view s) {
         out += "&apos;";
         break;
       default:
-        if (c < 0x20 && c != '\t' && c != '\n' && c != '\r')
-          out += kReplacement;
-        else if (c == 0xEF && i + 2 < valid.size() &&
-                 static_cast<unsigned char>(valid[i + 1]) == 0xBF &&
-                 (static_cast<unsigned char>(valid[i + 2]) == 0xBE ||
-                  static_cast<unsigned char>(valid[i + 2]) == 0xBF)) {
-          out += kReplacement;  // U+FFFE and U+FFFF are not XML characters
-          i += 2;
-        } else
-          out += static_cast<char>(c);
+        out += c;
     }
   }
   return out;
@@ -117,22 +148,7 @@ std::string markdown_text(std::string_view s) {
 }
 
 std::string terminal_text(std::string_view s) {
-  const std::string valid = valid_utf8(s);
-  std::string out;
-  out.reserve(valid.size());
-  for (size_t i = 0; i < valid.size(); ++i) {
-    const unsigned char c = static_cast<unsigned char>(valid[i]);
-    if ((c < 0x20 && c != '\t' && c != '\n') || c == 0x7F) {
-      out += kReplacement;  // ESC, CR, backspace: nothing that moves the cursor or recolours
-    } else if (c == 0xC2 && i + 1 < valid.size() &&
-               static_cast<unsigned char>(valid[i + 1]) < 0xA0) {
-      out += kReplacement;  // C1 controls, U+0080..U+009F (CSI among them)
-      ++i;
-    } else {
-      out += static_cast<char>(c);
-    }
-  }
-  return out;
+  return replaced_characters(s, terminal_control);
 }
 
 }  // namespace grader

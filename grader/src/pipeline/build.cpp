@@ -57,6 +57,270 @@ std::string capped(std::string text) {
   return text + fmt::format("... ({} more lines)\n", rest);
 }
 
+// The build tools, by their full paths: the confined build sees another PATH (build
+// tools in a Python virtual environment, as on the course's GPU machines, are shown to
+// it by show_tools).
+struct build_tools {
+  std::string cmake, ninja;  // ninja "" where there is none: CMake's Makefiles then
+
+  static build_tools found() {
+    build_tools t{find_program("cmake"), find_program("ninja")};
+    if (t.cmake.empty())
+      throw cannot_grade("cmake not found: run .ci/install-deps (or apt-get install cmake)");
+    return t;
+  }
+  bool has_ninja() const { return !ninja.empty(); }
+
+  // One build-tool run for `targets`; keep_going: past the first failure (-k).
+  std::vector<std::string> command(const fs::path& dir, const std::vector<std::string>& targets,
+                                   bool keep_going) const {
+    std::vector<std::string> cmd =
+        has_ninja() ? std::vector<std::string>{ninja, "-C", dir.string()}
+                    : std::vector<std::string>{cmake, "--build", dir.string(), "--target"};
+    if (keep_going && has_ninja()) cmd.insert(cmd.end(), {"-k", "0"});
+    cmd.insert(cmd.end(), targets.begin(), targets.end());
+    if (keep_going && !has_ninja()) cmd.insert(cmd.end(), {"--", "-k"});
+    return cmd;
+  }
+};
+
+// The code files of `files` (answers files are graded elsewhere), copied into the tree:
+// the compiler (confined or not) reads only the tree, and an unchanged file keeps its
+// time stamp, so a re-grade recompiles only what changed.
+std::map<std::string, fs::path> copy_code(const manifest& m,
+                                          const std::map<std::string, fs::path>& files,
+                                          const fs::path& dir) {
+  std::map<std::string, fs::path> code;
+  for (const exercise& e : m.exercises) {
+    if (!e.is_code()) continue;
+    if (files.count(e.file)) {
+      code[e.file] = files.at(e.file);
+    } else if (!fs::exists(dir / "submission" / e.file)) {
+      // Not graded this time (--unit), but CMake wants every exercise's source.
+      write_if_changed(dir / "submission" / e.file, "// Not part of this grade.\n");
+    }
+  }
+  for (const auto& [name, path] : code)
+    write_if_changed(dir / "submission" / name, read_text(path));
+  return code;
+}
+
+// What a tree is configured for: the configure command, the hidden tests (CMake looks
+// for them at configure time only, and the confined build must never re-configure
+// without them) and the folders the lesson's CMake globs (not re-checked on every build
+// in a grading tree). A tree set up for another checkout, lesson or set of files is
+// configured afresh, never reused.
+std::string configure_stamp(const std::vector<std::string>& cmd, const course& c, const manifest& m,
+                            const tree_options& options) {
+  std::string stamp;
+  for (const auto& arg : cmd) stamp += arg + "\n";
+  std::error_code hidden_ec;
+  if (options.marking)
+    for (const auto& f :
+         fs::directory_iterator(c.solutions_dir(m.lesson) / "hidden_tests", hidden_ec))
+      stamp += "hidden " + f.path().filename().string() + "\n";
+  for (const char* folder : {"reference", "bench", "checks", "tests"}) {
+    std::vector<std::string> names;
+    std::error_code glob_ec;
+    for (const auto& f : fs::directory_iterator(c.lesson_dir(m.lesson) / folder, glob_ec))
+      names.push_back(f.path().filename().string());
+    std::sort(names.begin(), names.end());
+    for (const auto& name : names) stamp += std::string(folder) + " " + name + "\n";
+  }
+  return stamp;
+}
+
+// Compiles of student code run confined: the course's build inputs read-only, the tree
+// writable, no solutions/, answer keys, hidden tests, $HOME or other students' trees.
+// Shown to it: the build tool, CMake (ninja runs `cmake -E`) and the compilers CMake
+// chose (read from the configured tree's cache).
+confinement compiler_confinement(const course& c, const fs::path& dir, const build_tools& tools) {
+  confinement compiler;
+  for (const char* p : {"CMakeLists.txt", "cmake", "grader", "lessons"})
+    compiler.read_only.push_back(c.root / p);
+  compiler.writable = {dir};
+  compiler.cwd = dir;
+  compiler.file_bytes = 1ull << 30;
+  compiler.tmp_bytes = 512ull << 20;
+  compiler.open_files = 1024;
+  compiler.keep_uid = true;  // restricted, as root: the tree is root's to write
+  std::vector<std::string> shown = {tools.cmake, tools.ninja};
+  for (std::string& t :
+       cache_values(dir / "CMakeCache.txt",
+                    {"CMAKE_COMMAND", "CMAKE_MAKE_PROGRAM", "CMAKE_C_COMPILER",
+                     "CMAKE_CXX_COMPILER", "CMAKE_CUDA_COMPILER", "CMAKE_CUDA_HOST_COMPILER"}))
+    shown.push_back(std::move(t));
+  std::vector<fs::path> hidden = {c.root};
+  if (const char* home = std::getenv("HOME"); home && *home) hidden.emplace_back(home);
+  const tool_view view = show_tools(shown, hidden);
+  compiler.read_only.insert(compiler.read_only.end(), view.folders.begin(), view.folders.end());
+  compiler.env.push_back("PATH=" + view.path);
+  return compiler;
+}
+
+// Why a target did not build, for its exercise: the time or limit it ran into, or the
+// compiler's lines about the student's file (the compiler saw the copy in the tree; the
+// student is shown their own file's name).
+void explain_failure(exercise_build& b, const run_result& r, const fs::path& compiled,
+                     const fs::path& student) {
+  if (r.timed_out) {
+    b.timed_out = true;
+    b.diagnostics = fmt::format("the build {}", r.describe());
+    return;
+  }
+  if (r.output_exceeded || r.memory_exceeded || r.processes_exceeded) {
+    b.diagnostics = fmt::format("the compiler stopped at a limit ({})", r.describe());
+    return;
+  }
+  b.diagnostics = student_diagnostics(r.output, {{b.file, compiled}});
+  // Nothing about the student's own file: a link error, say. Show the error lines.
+  if (b.diagnostics.empty() || b.diagnostics.find(display_path(compiled)) == std::string::npos) {
+    const std::string general = student_diagnostics(r.output, {});
+    b.diagnostics = general.empty() ? first_error_line(r.output) : general;
+  }
+  b.diagnostics = capped(replaced(b.diagnostics, display_path(compiled), display_path(student)));
+}
+
+// One grading_tree::build: the tools, limits and deadline its build-tool runs share.
+class tree_build {
+ public:
+  tree_build(const course& c, const manifest& m, const fs::path& dir, const tree_options& options,
+             std::chrono::seconds timeout)
+      : c_(c),
+        m_(m),
+        dir_(dir),
+        options_(options),
+        tools_(build_tools::found()),
+        timeout_(timeout) {
+    // Configuring and building the course's own targets get a course-sized limit; the
+    // student's --build-timeout starts after them (deadline_).
+    course_limits_.timeout = std::max<std::chrono::milliseconds>(timeout, std::chrono::minutes(10));
+    // The whole build: two compilers at once, linkers, ninja.
+    course_limits_.max_memory = 6ull << 30;
+  }
+
+  // Configures the tree unless it is already configured for this very command.
+  void configure() {
+    std::vector<std::string> cmd = {tools_.cmake,
+                                    "-S",
+                                    c_.root.string(),
+                                    "-B",
+                                    dir_.string(),
+                                    "-DCOURSE_GRADING_LESSON=" + m_.lesson,
+                                    "-DCMAKE_BUILD_TYPE=Release"};
+    if (tools_.has_ninja()) cmd.insert(cmd.end(), {"-G", "Ninja"});
+    if (options_.marking) cmd.push_back("-DCOURSE_MARKING=ON");
+    cmd.insert(cmd.end(), options_.cmake_args.begin(), options_.cmake_args.end());
+    const std::string stamp = configure_stamp(cmd, c_, m_, options_);
+    const fs::path stamp_file = dir_ / "grader-configured-for.txt";
+    std::error_code ec;
+    const bool same = fs::exists(stamp_file, ec) && read_text(stamp_file) == stamp;
+    if (!same) {
+      fs::remove(dir_ / "CMakeCache.txt", ec);
+      fs::remove_all(dir_ / "CMakeFiles", ec);
+      fs::remove(stamp_file, ec);
+    }
+    if (same && fs::exists(dir_ / "CMakeCache.txt") &&
+        fs::exists(dir_ / (tools_.has_ninja() ? "build.ninja" : "Makefile")))
+      return;
+    const run_result conf = run_process(cmd, course_limits_);
+    if (!conf.ok())
+      throw cannot_grade(fmt::format("configuring the grading build failed ({}): {}",
+                                     conf.describe(), first_error_line(conf.output)));
+    write_if_changed(stamp_file, stamp);
+  }
+
+  void confine_compiler() { compiler_ = compiler_confinement(c_, dir_, tools_); }
+
+  // Everything that is not student code (references, tests, the emulator; in marking
+  // mode the judges with the hidden tests, which the sandbox would hide) is built first,
+  // unconfined and with a course-sized time limit: the student's --build-timeout then
+  // measures the student's own compiles, even in a cold tree on a busy machine.
+  // Returns whether each of `trusted_targets` built.
+  std::map<std::string, bool> build_trusted(const std::vector<std::string>& trusted_targets) {
+    const run_result r =
+        run_process(tools_.command(dir_, {m_.lesson + "_trusted"}, false), course_limits_);
+    if (!r.ok())
+      throw cannot_grade(fmt::format("the course's own tests do not build ({}): {}", r.describe(),
+                                     first_error_line(r.output)));
+    std::map<std::string, bool> built;
+    for (const std::string& t : trusted_targets)
+      built[t] = run_process(tools_.command(dir_, {t}, false), course_limits_).ok() &&
+                 fs::exists(dir_ / "bin" / t);
+    deadline_ = std::chrono::steady_clock::now() + timeout_;
+    return built;
+  }
+
+  // One build-tool run for `targets` of student code, confined; its exit status is their
+  // verdict. A target built alone always gets a little time, even past the deadline:
+  // when one exercise's compile hangs the combined run, the others still get built and
+  // judged on their own (the hanging one times out again).
+  run_result build_student(const std::vector<std::string>& targets) {
+    const auto at_least = std::min<std::chrono::milliseconds>(timeout_, std::chrono::seconds(20));
+    const auto left = std::max(std::chrono::duration_cast<std::chrono::milliseconds>(
+                                   deadline_ - std::chrono::steady_clock::now()),
+                               targets.size() == 1 ? at_least : std::chrono::milliseconds(0));
+    if (left.count() <= 0) {
+      run_result late;
+      late.timed_out = true;
+      return late;
+    }
+    run_options o = course_limits_;
+    o.timeout = left;
+    o.inherit_env = false;   // the compiler can print what it reads (/proc/self/environ)
+    o.max_processes = 1024;  // ninja, compiler drivers, cc1plus, as, ld: far fewer
+    const std::vector<std::string> cmd = tools_.command(dir_, targets, true);
+    if (options_.confinement == isolation::none) return run_process(cmd, o);
+    std::optional<scratch_folder> tmp;  // grader-confine's; bubblewrap's is a tmpfs
+    if (options_.confinement == isolation::restricted) compiler_.tmp = tmp.emplace().path();
+    std::vector<std::string> boxed = confine_command(options_.confinement, compiler_);
+    boxed.insert(boxed.end(), cmd.begin(), cmd.end());
+    return run_process(boxed, o);
+  }
+
+  bool remote(const exercise& e) const { return options_.marking && has_remote_tests(c_, m_, e); }
+  std::string target_of(const exercise& e) const {
+    return m_.lesson + "_" + e.id + (remote(e) ? "_compute" : "_tests");
+  }
+
+  // Exercise `e`'s build: from the combined run when it built there (all_built), else
+  // from a run of its target alone, whose exit status alone is its verdict (never the
+  // tool's chatter).
+  exercise_build exercise_result(const exercise& e, const fs::path& student_file, bool all_built) {
+    const std::string target = target_of(e);
+    exercise_build b;
+    b.exercise = e.id;
+    b.file = e.file;
+    b.tests_binary = dir_ / "bin" / (m_.lesson + "_" + e.id + "_tests");
+    if (remote(e)) {
+      b.tests_binary = dir_ / "bin" / (m_.lesson + "_" + e.id + "_judge");
+      b.compute_binary = dir_ / "bin" / target;
+    }
+    const fs::path product = dir_ / "bin" / target;
+    if (all_built && fs::exists(product)) {
+      b.ok = true;
+      return b;
+    }
+    const run_result r = build_student({target});
+    b.ok = r.ok() && fs::exists(product);
+    if (!b.ok)
+      explain_failure(b, r, dir_ / "submission" / e.file,
+                      fs::absolute(student_file).lexically_normal());
+    return b;
+  }
+
+ private:
+  const course& c_;
+  const manifest& m_;
+  const fs::path& dir_;
+  const tree_options& options_;
+  const build_tools tools_;
+  const std::chrono::seconds timeout_;
+  run_options course_limits_;
+  confinement compiler_;
+  std::chrono::steady_clock::time_point deadline_;  // the student's: set after the trusted build
+};
+
 }  // namespace
 
 bool has_remote_tests(const course& c, const manifest& m, const exercise& e) {
@@ -126,218 +390,24 @@ build_result grading_tree::build(const std::map<std::string, fs::path>& files,
                                  const std::vector<std::string>& extra_targets,
                                  const std::vector<std::string>& trusted_targets) {
   const auto start = std::chrono::steady_clock::now();
-  // By their full paths: the confined build sees another PATH (build tools in a Python
-  // virtual environment, as on the course's GPU machines, are shown to it by show_tools).
-  const std::string cmake = find_program("cmake"), ninja_program = find_program("ninja");
-  if (cmake.empty())
-    throw cannot_grade("cmake not found: run .ci/install-deps (or apt-get install cmake)");
-  const bool ninja = !ninja_program.empty();
+  tree_build run(course_, manifest_, dir_, options_, timeout);
+  const std::map<std::string, fs::path> code = copy_code(manifest_, files, dir_);
+  run.configure();
+  run.confine_compiler();
+  const std::map<std::string, bool> trusted_built = run.build_trusted(trusted_targets);
 
-  // Only the code files are compiled; answers files are graded elsewhere.
-  std::map<std::string, fs::path> code;
-  for (const exercise& e : manifest_.exercises) {
-    if (!e.is_code()) continue;
-    if (files.count(e.file)) {
-      code[e.file] = files.at(e.file);
-    } else if (!fs::exists(dir_ / "submission" / e.file)) {
-      // Not graded this time (--unit), but CMake wants every exercise's source.
-      write_if_changed(dir_ / "submission" / e.file, "// Not part of this grade.\n");
-    }
-  }
-  // The student's files are copied in, never referred to: the compiler (confined or
-  // not) reads only the tree, and an unchanged file keeps its time stamp, so a re-grade
-  // recompiles only what changed.
-  for (const auto& [name, path] : code)
-    write_if_changed(dir_ / "submission" / name, read_text(path));
-
-  // Configuring and building the course's own targets get a course-sized limit; the
-  // student's --build-timeout starts after them (deadline below).
-  run_options opts;
-  opts.timeout = std::max<std::chrono::milliseconds>(timeout, std::chrono::minutes(10));
-  opts.max_memory = 6ull << 30;  // the whole build: two compilers at once, linkers, ninja
-  std::vector<std::string> cmd = {cmake,
-                                  "-S",
-                                  course_.root.string(),
-                                  "-B",
-                                  dir_.string(),
-                                  "-DCOURSE_GRADING_LESSON=" + manifest_.lesson,
-                                  "-DCMAKE_BUILD_TYPE=Release"};
-  if (ninja) cmd.insert(cmd.end(), {"-G", "Ninja"});
-  if (options_.marking) cmd.push_back("-DCOURSE_MARKING=ON");
-  cmd.insert(cmd.end(), options_.cmake_args.begin(), options_.cmake_args.end());
-  // The tree remembers what it was configured for (course root, lesson, options): a
-  // tree set up for another checkout or lesson is configured afresh, never reused.
-  std::string stamp;
-  for (const auto& arg : cmd) stamp += arg + "\n";
-  // CMake looks for the hidden tests at configure time only (the confined build must
-  // never re-configure without them), so a change there re-configures here.
-  std::error_code hidden_ec;
-  if (options_.marking)
-    for (const auto& f : fs::directory_iterator(
-             course_.solutions_dir(manifest_.lesson) / "hidden_tests", hidden_ec))
-      stamp += "hidden " + f.path().filename().string() + "\n";
-  // The folders the lesson's CMake globs (not re-checked on every build in a grading tree).
-  for (const char* folder : {"reference", "bench", "checks"}) {
-    std::vector<std::string> names;
-    std::error_code glob_ec;
-    for (const auto& f :
-         fs::directory_iterator(course_.lesson_dir(manifest_.lesson) / folder, glob_ec))
-      names.push_back(f.path().filename().string());
-    std::sort(names.begin(), names.end());
-    for (const auto& name : names) stamp += std::string(folder) + " " + name + "\n";
-  }
-  const fs::path stamp_file = dir_ / "grader-configured-for.txt";
-  std::error_code ec;
-  const bool same = fs::exists(stamp_file, ec) && read_text(stamp_file) == stamp;
-  if (!same) {
-    fs::remove(dir_ / "CMakeCache.txt", ec);
-    fs::remove_all(dir_ / "CMakeFiles", ec);
-    fs::remove(stamp_file, ec);
-  }
-  if (!same || !fs::exists(dir_ / "CMakeCache.txt") ||
-      !fs::exists(dir_ / (ninja ? "build.ninja" : "Makefile"))) {
-    const run_result conf = run_process(cmd, opts);
-    if (!conf.ok())
-      throw cannot_grade(fmt::format("configuring the grading build failed ({}): {}",
-                                     conf.describe(), first_error_line(conf.output)));
-    write_if_changed(stamp_file, stamp);
-  }
-
-  auto deadline = std::chrono::steady_clock::now() + timeout;  // reset after the trusted build
-  // One build-tool run for `targets`; its exit status is their verdict.
-  // A target built alone always gets a little time, even past the deadline: when
-  // one exercise's compile hangs the combined run, the others still get built and
-  // judged on their own (the hanging one times out again).
-  const auto at_least = std::min<std::chrono::milliseconds>(timeout, std::chrono::seconds(20));
-  // Compiles of student code run confined: the course's build inputs read-only, the tree
-  // writable, no solutions/, answer keys, hidden tests, $HOME or other students' trees.
-  confinement compiler;
-  for (const char* p : {"CMakeLists.txt", "cmake", "grader", "lessons"})
-    compiler.read_only.push_back(course_.root / p);
-  compiler.writable = {dir_};
-  compiler.cwd = dir_;
-  compiler.file_bytes = 1ull << 30;
-  compiler.tmp_bytes = 512ull << 20;
-  compiler.open_files = 1024;
-  compiler.keep_uid = true;  // restricted, as root: the tree is root's to write
-  {  // the build tool, CMake (ninja runs `cmake -E`) and the compilers CMake chose
-    std::vector<std::string> tools = {cmake, ninja_program};
-    for (std::string& t :
-         cache_values(dir_ / "CMakeCache.txt",
-                      {"CMAKE_COMMAND", "CMAKE_MAKE_PROGRAM", "CMAKE_C_COMPILER",
-                       "CMAKE_CXX_COMPILER", "CMAKE_CUDA_COMPILER", "CMAKE_CUDA_HOST_COMPILER"}))
-      tools.push_back(std::move(t));
-    std::vector<fs::path> hidden = {course_.root};
-    if (const char* home = std::getenv("HOME"); home && *home) hidden.emplace_back(home);
-    const tool_view view = show_tools(tools, hidden);
-    compiler.read_only.insert(compiler.read_only.end(), view.folders.begin(), view.folders.end());
-    compiler.env.push_back("PATH=" + view.path);
-  }
-  auto build_targets = [&](const std::vector<std::string>& targets) {
-    const auto left = std::max(std::chrono::duration_cast<std::chrono::milliseconds>(
-                                   deadline - std::chrono::steady_clock::now()),
-                               targets.size() == 1 ? at_least : std::chrono::milliseconds(0));
-    if (left.count() <= 0) {
-      run_result late;
-      late.timed_out = true;
-      return late;
-    }
-    run_options o = opts;
-    o.timeout = left;
-    o.inherit_env = false;   // the compiler can print what it reads (/proc/self/environ)
-    o.max_processes = 1024;  // ninja, compiler drivers, cc1plus, as, ld: far fewer
-    std::vector<std::string> cmd =
-        ninja ? std::vector<std::string>{ninja_program, "-C", dir_.string(), "-k", "0"}
-              : std::vector<std::string>{cmake, "--build", dir_.string(), "--target"};
-    cmd.insert(cmd.end(), targets.begin(), targets.end());
-    if (!ninja) cmd.insert(cmd.end(), {"--", "-k"});
-    if (options_.confinement != isolation::none) {
-      std::optional<scratch_folder> tmp;  // grader-confine's; bubblewrap's is a tmpfs
-      if (options_.confinement == isolation::restricted) compiler.tmp = tmp.emplace().path();
-      std::vector<std::string> boxed = confine_command(options_.confinement, compiler);
-      boxed.insert(boxed.end(), cmd.begin(), cmd.end());
-      return run_process(boxed, o);
-    }
-    return run_process(cmd, o);
-  };
-
-  // Everything that is not student code (references, tests, the emulator; in marking
-  // mode the judges with the hidden tests, which the sandbox would hide) is built first,
-  // unconfined and with a course-sized time limit: the student's --build-timeout then
-  // measures the student's own compiles, even in a cold tree on a busy machine.
-  auto remote = [&](const exercise& e) {
-    return options_.marking && has_remote_tests(course_, manifest_, e);
-  };
-  auto target_of = [&](const exercise& e) {
-    return manifest_.lesson + "_" + e.id + (remote(e) ? "_compute" : "_tests");
-  };
-  std::map<std::string, bool> trusted_built;
-  {
-    std::vector<std::string> cmd =
-        ninja ? std::vector<std::string>{ninja_program, "-C", dir_.string()}
-              : std::vector<std::string>{cmake, "--build", dir_.string(), "--target"};
-    cmd.push_back(manifest_.lesson + "_trusted");
-    const run_result r = run_process(cmd, opts);
-    if (!r.ok())
-      throw cannot_grade(fmt::format("the course's own tests do not build ({}): {}", r.describe(),
-                                     first_error_line(r.output)));
-    for (const std::string& t : trusted_targets) {
-      std::vector<std::string> one(cmd.begin(), cmd.end() - 1);
-      one.push_back(t);
-      trusted_built[t] = run_process(one, opts).ok() && fs::exists(dir_ / "bin" / t);
-    }
-    deadline = std::chrono::steady_clock::now() + timeout;
-  }
-
-  // All targets in one run first; only when it fails, one run per target, whose exit
-  // status alone is that target's verdict (never the tool's chatter).
+  // All targets in one run first; only when it fails, one run per target.
   std::vector<std::string> targets;
   for (const exercise& e : manifest_.exercises)
-    if (code.count(e.file)) targets.push_back(target_of(e));
-  const bool all_built = !targets.empty() && build_targets(targets).ok();
+    if (code.count(e.file)) targets.push_back(run.target_of(e));
+  const bool all_built = !targets.empty() && run.build_student(targets).ok();
 
   build_result out;
-  for (const exercise& e : manifest_.exercises) {
-    if (!code.count(e.file)) continue;
-    const std::string target = target_of(e);
-    exercise_build& b = out.exercises[e.id];
-    b.exercise = e.id;
-    b.file = e.file;
-    b.tests_binary = dir_ / "bin" / (manifest_.lesson + "_" + e.id + "_tests");
-    if (remote(e)) {
-      b.tests_binary = dir_ / "bin" / (manifest_.lesson + "_" + e.id + "_judge");
-      b.compute_binary = dir_ / "bin" / target;
-    }
-    const fs::path product = dir_ / "bin" / target;
-    if (all_built && fs::exists(product)) {
-      b.ok = true;
-      continue;
-    }
-    const run_result r = build_targets({target});
-    b.ok = r.ok() && fs::exists(product);
-    if (b.ok) continue;
-    if (r.timed_out) {
-      b.timed_out = true;
-      b.diagnostics = fmt::format("the build {}", r.describe());
-      continue;
-    }
-    if (r.output_exceeded || r.memory_exceeded || r.processes_exceeded) {
-      b.diagnostics = fmt::format("the compiler stopped at a limit ({})", r.describe());
-      continue;
-    }
-    // The compiler saw the copy in the tree; the student is shown their own file's name.
-    const fs::path compiled = dir_ / "submission" / e.file;
-    const fs::path student = fs::absolute(code.at(e.file)).lexically_normal();
-    b.diagnostics = student_diagnostics(r.output, {{e.file, compiled}});
-    // Nothing about the student's own file: a link error, say. Show the error lines.
-    if (b.diagnostics.empty() || b.diagnostics.find(display_path(compiled)) == std::string::npos) {
-      const std::string general = student_diagnostics(r.output, {});
-      b.diagnostics = general.empty() ? first_error_line(r.output) : general;
-    }
-    b.diagnostics = capped(replaced(b.diagnostics, display_path(compiled), display_path(student)));
-  }
+  for (const exercise& e : manifest_.exercises)
+    if (code.count(e.file))
+      out.exercises[e.id] = run.exercise_result(e, code.at(e.file), all_built);
   for (const std::string& t : extra_targets)
-    out.extras[t] = build_targets({t}).ok() && fs::exists(dir_ / "bin" / t);
+    out.extras[t] = run.build_student({t}).ok() && fs::exists(dir_ / "bin" / t);
   for (const auto& [t, ok] : trusted_built) out.extras[t] = ok;
   if (fs::exists(dir_ / "sanitizers.txt")) {
     const std::string said = read_text(dir_ / "sanitizers.txt");

@@ -5,24 +5,10 @@
 # (code against the public tests, the questions checked for completeness, "graded at
 # submission"), on the untouched exercises and on the solutions dropped into exercises/.
 #   grader/tests/release_test.sh build/bin/grader .
-set -uo pipefail
-grader="$(realpath "$1")"
-root="$(realpath "$2")"
+source "$(dirname "${BASH_SOURCE[0]}")/lib/setup.sh"
+test_setup "$@"
 lesson=lesson13
-work="$(mktemp -d)"
-trap 'rm -rf "$work"' EXIT
 rel="$work/student"
-failures=0
-passes=0
-check() {  # check NAME CONDITION...
-  local name="$1"; shift
-  if "$@"; then echo "ok   $name"; passes=$((passes + 1)); else echo "FAIL $name"; failures=$((failures + 1)); fi
-}
-one_line_error() {  # exit code 2 and exactly one line on stderr
-  local out rc
-  out="$("$@" 2>&1 >/dev/null)"; rc=$?
-  [ "$rc" -eq 2 ] && [ "$(printf '%s\n' "$out" | wc -l)" -eq 1 ]
-}
 release() { "$grader" dev release "$lesson" --root "$root" "$@"; }
 
 # Refusals: inside the course, or a folder with other files in it (left untouched).
@@ -128,5 +114,4 @@ mv "$rel/RELEASE.json" "$work/RELEASE.json"
 check "without RELEASE.json the missing key is an error (exit 2, one line)" one_line_error grade
 mv "$work/RELEASE.json" "$rel/RELEASE.json"
 
-echo "$passes passed, $failures failed"
-exit $((failures > 0))
+finish

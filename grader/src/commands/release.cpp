@@ -243,52 +243,83 @@ std::string strip_instructor_blocks(std::string_view markdown, const std::string
   return out;
 }
 
-void dev_release(const course& c, const manifest& m, const fs::path& out, std::ostream& log) {
-  if (c.is_student_release())
-    throw cannot_grade(
-        fmt::format("{} is itself a student release: release from the "
-                    "instructor's tree",
-                    c.root.string()));
-  if (const std::string why = refuse_out(c.root, out); !why.empty()) throw cannot_grade(why);
+namespace {
 
+// What a release holds, before anything is written: path -> content or copy, and what
+// its log tells.
+struct release_plan {
+  std::map<std::string, planned_file> files;
+  std::map<std::string, int> left_out;           // reason -> files
+  std::vector<std::string> templated, stripped;  // paths, for the log
   bool from_git = false;
-  const std::vector<std::string> files = course_files(c.root, &from_git);
-  std::map<std::string, planned_file> plan;
-  std::map<std::string, int> left_out;  // reason -> files
-  std::vector<std::string> templated, stripped, problems;
-  for (const std::string& path : files) {
+};
+
+// The course's files that go into `m`'s release, with docs/release/'s templates in the
+// place of the files they replace, and the manifest without the hint levels students may
+// not see yet.
+release_plan plan_release(const course& c, const manifest& m) {
+  release_plan plan;
+  for (const std::string& path : course_files(c.root, &plan.from_git)) {
     if (const std::string target = release_template_target(path); !target.empty()) {
       if (left_out_of_release(target, m.lesson).empty()) {
-        plan[target] = {read_text(c.root / path), {}};
-        templated.push_back(target);
+        plan.files[target] = {read_text(c.root / path), {}};
+        plan.templated.push_back(target);
       }
       continue;
     }
     if (const std::string why = left_out_of_release(path, m.lesson); !why.empty()) {
-      ++left_out[why];
+      ++plan.left_out[why];
       continue;
     }
-    if (!plan.count(path)) plan[path] = {{}, c.root / path};
+    if (!plan.files.count(path)) plan.files[path] = {{}, c.root / path};
   }
-
-  // The manifest, with the hint levels students may not see yet dropped.
   const std::string manifest_path = fmt::format("lessons/{}/manifest.json", m.lesson);
-  if (plan.count(manifest_path)) {
-    const std::string bytes = read_text(c.root / manifest_path);
-    const json j = json::parse(bytes);
+  if (plan.files.count(manifest_path)) {
+    const json j = json::parse(read_text(c.root / manifest_path));
     const json kept = release_manifest_json(j);
-    if (kept != j) plan[manifest_path] = {kept.dump(2) + "\n", {}};
+    if (kept != j) plan.files[manifest_path] = {kept.dump(2) + "\n", {}};
   }
+  return plan;
+}
 
-  // The questions' forms (ids, items, types, units: no answers), for the completeness check.
+// The questions' forms (ids, items, types, units: no answers), for the completeness check.
+json answer_forms(const course& c, const manifest& m) {
   json forms = json::object();
   for (const exercise& e : m.exercises)
     if (e.kind == "answers")
       forms[e.id] = to_json(form_of(load_answer_key(c.solutions_dir(m.lesson) / e.key)));
+  return forms;
+}
 
-  // Markdown loses its instructor-only blocks; then nothing kept may link to what is left
-  // out, or hold a solution region.
-  for (auto& [path, f] : plan) {
+// Markdown file `path` without its instructor-only blocks (noted in `stripped`), and its
+// links to what the release leaves out (added to `problems`).
+void vet_markdown(const std::string& path, planned_file& f, const std::string& lesson,
+                  std::vector<std::string>& stripped, std::vector<std::string>& problems) {
+  int dropped = 0;
+  try {
+    std::string kept = strip_instructor_blocks(f.content, path, &dropped);
+    if (dropped) {
+      f.content = std::move(kept);
+      f.copy_of.clear();
+      stripped.push_back(fmt::format("{} ({})", path, dropped));
+    }
+  } catch (const input_error& e) {
+    throw cannot_grade(e.what());
+  }
+  const fs::path dir = fs::path(path).parent_path();
+  for (const auto& [line, target] : relative_links(f.content)) {
+    const std::string to = (dir / target).lexically_normal().generic_string();
+    if (!to.starts_with("..") && !left_out_of_release(to, lesson).empty())
+      problems.push_back(
+          fmt::format("{}:{} links to {}, which the release leaves out", path, line, to));
+  }
+}
+
+// Markdown loses its instructor-only blocks; then nothing kept may link to what is left
+// out, or hold a solution region. Throws cannot_grade naming the first such place.
+void vet_release(release_plan& plan, const std::string& lesson) {
+  std::vector<std::string> problems;
+  for (auto& [path, f] : plan.files) {
     const bool markdown = path.ends_with(".md");
     std::error_code ec;
     if (!f.copy_of.empty() && fs::is_symlink(f.copy_of, ec)) continue;  // copied as a link
@@ -297,26 +328,7 @@ void dev_release(const course& c, const manifest& m, const fs::path& out, std::o
       if (!is_text(bytes)) continue;
       f.content = bytes;
     }
-    if (markdown) {
-      int dropped = 0;
-      try {
-        std::string kept = strip_instructor_blocks(f.content, path, &dropped);
-        if (dropped) {
-          f.content = std::move(kept);
-          f.copy_of.clear();
-          stripped.push_back(fmt::format("{} ({})", path, dropped));
-        }
-      } catch (const input_error& e) {
-        throw cannot_grade(e.what());
-      }
-      const fs::path dir = fs::path(path).parent_path();
-      for (const auto& [line, target] : relative_links(f.content)) {
-        const std::string to = (dir / target).lexically_normal().generic_string();
-        if (!to.starts_with("..") && !left_out_of_release(to, m.lesson).empty())
-          problems.push_back(
-              fmt::format("{}:{} links to {}, which the release leaves out", path, line, to));
-      }
-    }
+    if (markdown) vet_markdown(path, f, lesson, plan.stripped, problems);
     int n = 0;
     for (std::string_view line : split_lines(f.content)) {
       ++n;
@@ -332,30 +344,45 @@ void dev_release(const course& c, const manifest& m, const fs::path& out, std::o
         problems.front(),
         problems.size() > 1 ? fmt::format(" and {} more", problems.size() - 1) : "", block_start,
         block_end));
+}
 
+// The commit a release is made from ("" outside git) and whether the tree differs from it.
+struct release_source {
+  std::string commit;
+  bool modified = false;
+};
+
+release_source source_of(const fs::path& root) {
   bool ok = false;
-  std::string commit(trim_ascii(git_output(c.root, {"rev-parse", "HEAD"}, &ok)));
-  const bool modified =
-      ok && !trim_ascii(git_output(c.root, {"status", "--porcelain"}, &ok)).empty();
-  nlohmann::ordered_json stamp = {
+  release_source s;
+  s.commit = trim_ascii(git_output(root, {"rev-parse", "HEAD"}, &ok));
+  s.modified = ok && !trim_ascii(git_output(root, {"status", "--porcelain"}, &ok)).empty();
+  return s;
+}
+
+// RELEASE.json: tells the grader it runs in a release, and what of.
+std::string release_stamp(const manifest& m, const release_source& source, const json& forms) {
+  const nlohmann::ordered_json stamp = {
       {"schema", 1},
       {"release", release_kind},
       {"lesson", m.lesson},
-      {"source_commit", commit.empty() ? json(nullptr) : json(commit)},
-      {"source_modified", modified},
+      {"source_commit", source.commit.empty() ? json(nullptr) : json(source.commit)},
+      {"source_modified", source.modified},
       {"note",
        "The course as students get it: no solutions, answer keys or instructor notes. The "
        "questions are checked here for completeness and graded at submission."},
       {"answer_forms", nlohmann::ordered_json::parse(forms.dump())}};
-  plan["RELEASE.json"] = {stamp.dump(2) + "\n", {}};
+  return stamp.dump(2) + "\n";
+}
 
-  // Only now is anything replaced: an earlier release's files go, its .git stays.
+// Only now is anything replaced: an earlier release's files go, its .git stays.
+void write_release(const std::map<std::string, planned_file>& files, const fs::path& out) {
   std::error_code ec;
   fs::create_directories(out, ec);
   if (ec) throw cannot_grade(fmt::format("cannot create {}: {}", out.string(), ec.message()));
   for (const auto& e : fs::directory_iterator(out))
     if (e.path().filename() != ".git") fs::remove_all(e.path());
-  for (const auto& [path, f] : plan) {
+  for (const auto& [path, f] : files) {
     const fs::path to = out / path;
     fs::create_directories(to.parent_path());
     if (f.copy_of.empty()) {
@@ -367,17 +394,40 @@ void dev_release(const course& c, const manifest& m, const fs::path& out, std::o
       fs::permissions(to, fs::status(f.copy_of).permissions());
     }
   }
+}
 
-  log << fmt::format("student release of {} written to {}: {} files ({}{})\n", m.lesson,
-                     out.string(), plan.size(),
-                     commit.empty() ? "no git commit" : "from commit " + commit.substr(0, 12),
-                     modified ? ", with uncommitted changes" : "");
-  if (!from_git)
+void log_release(const release_plan& plan, const release_source& source, const manifest& m,
+                 const fs::path& out, std::ostream& log) {
+  log << fmt::format(
+      "student release of {} written to {}: {} files ({}{})\n", m.lesson, out.string(),
+      plan.files.size(),
+      source.commit.empty() ? "no git commit" : "from commit " + source.commit.substr(0, 12),
+      source.modified ? ", with uncommitted changes" : "");
+  if (!plan.from_git)
     log << "  (not a git checkout: every file of the tree but build/ and dot-folders)\n";
-  for (const auto& [why, n] : left_out)
+  for (const auto& [why, n] : plan.left_out)
     log << fmt::format("  left out: {}: {} file{}\n", why, n, n == 1 ? "" : "s");
-  for (const auto& t : templated) log << fmt::format("  from docs/release/: {}\n", t);
-  for (const auto& s : stripped) log << fmt::format("  instructor-only blocks dropped: {}\n", s);
+  for (const auto& t : plan.templated) log << fmt::format("  from docs/release/: {}\n", t);
+  for (const auto& s : plan.stripped)
+    log << fmt::format("  instructor-only blocks dropped: {}\n", s);
+}
+
+}  // namespace
+
+void dev_release(const course& c, const manifest& m, const fs::path& out, std::ostream& log) {
+  if (c.is_student_release())
+    throw cannot_grade(
+        fmt::format("{} is itself a student release: release from the "
+                    "instructor's tree",
+                    c.root.string()));
+  if (const std::string why = refuse_out(c.root, out); !why.empty()) throw cannot_grade(why);
+  release_plan plan = plan_release(c, m);
+  const json forms = answer_forms(c, m);
+  vet_release(plan, m.lesson);
+  const release_source source = source_of(c.root);
+  plan.files["RELEASE.json"] = {release_stamp(m, source, forms), {}};
+  write_release(plan.files, out);
+  log_release(plan, source, m, out, log);
 }
 
 }  // namespace grader

@@ -49,7 +49,10 @@ def supervised(grader, argv, wall_s, verdict, **popen):
     remove_entry(verdict)
     sup = [grader, 'dev', 'supervise', '--wall', str(wall_s), '--max-tree-mib', str(MEM_CAP_MB),
            '--max-processes', str(PROC_CAP), '--min-available-mib', str(LOW_MEMORY_MB),
-           '--max-file-mib', str(FILE_SIZE_CAP_MB), '--linger', str(LINGER_S), '--json', verdict, '--']
+           '--max-file-mib', str(FILE_SIZE_CAP_MB), '--linger', str(LINGER_S),
+           # One word: an attack that looks through /proc for the grader's `--json FILE` (the
+           # restricted level shows it the host's processes) must find the grader, not this.
+           '--json=' + verdict, '--']
     status = subprocess.run(sup + argv, **popen).returncode
     try:
         with open(verdict, encoding='utf-8') as f:

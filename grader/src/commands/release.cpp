@@ -190,6 +190,9 @@ std::string left_out_of_release(std::string_view path, const std::string& lesson
     return "solutions/ (completed files, answer keys, mutants, instructor notes, hidden tests)";
   if (under(path, "grader/tests") || under(path, "grader/bench"))
     return "grader/tests/ and grader/bench/ (the grader's own tests: they quote the answers)";
+  // The reader's tests hold the misconceptions the exam vetoes, phrased as students do.
+  if (under(path, "grader/reader/tests"))
+    return "grader/reader/tests/ (the free-text reader's tests: they quote the key's claims)";
   // The emulator's benchmark is a complete tiled matmul, lab 2's answer.
   if (under(path, "grader/emulator/tests") || under(path, "grader/emulator/bench"))
     return "grader/emulator/tests/ and bench/ (the emulator's own: a tiled matmul among them)";

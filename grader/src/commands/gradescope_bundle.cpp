@@ -1,5 +1,5 @@
-// The Gradescope autograder bundle (see gradescope.hpp).
-#include "grader/commands/gradescope.hpp"
+// The Gradescope autograder bundle (see gradescope_bundle.hpp).
+#include "grader/commands/gradescope_bundle.hpp"
 
 #include <fmt/format.h>
 

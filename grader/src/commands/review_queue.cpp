@@ -150,8 +150,8 @@ std::vector<std::string> candidate_vetoes(const manifest& m, const entry& e) {
 }
 
 void show(std::ostream& out, const entry& e, decisions& d, size_t at, size_t total, lang l) {
-  out << fmt::format("\n── {} / {} · {} · {} / {} ({}) ──\n", at + 1, total,
-                     terminal_text(printable_name(e.student)), e.unit, e.key->id, e.item_title);
+  out << fmt::format("\n── {} / {} · {} · {} / {} ({}) ──\n", at + 1, total, shown_name(e.student),
+                     e.unit, e.key->id, e.item_title);
   out << trf(
       l, "得分：{} / {}（评分器）{}\n", "Points: {} of {} (grader){}\n", fmt_points(e.grade.points),
       fmt_points(e.key->points),
@@ -287,45 +287,80 @@ void save(const fs::path& out, std::map<std::string, decisions>& dec, const std:
   }
 }
 
-}  // namespace
-
-int run_review(const course& c, const review_options& o, std::istream& in, std::ostream& out) {
-  json batch;
+// The batch that `out` holds; cannot_grade, saying how to make one, when it holds none.
+json batch_to_review(const fs::path& out) {
   try {
-    batch = read_batch_json(o.out);
+    return read_batch_json(out);
   } catch (const cannot_grade&) {
     throw;
   } catch (const std::exception&) {
     throw cannot_grade(
         fmt::format("{} holds no batch (no readable batch.json): mark the class "
                     "with grader batch --out {} first",
-                    o.out.string(), o.out.string()));
+                    out.string(), out.string()));
   }
-  const manifest m = load_manifest(c, batch.value("lesson", ""));
+}
+
+bool provisional_veto(const entry& e) {
+  return std::any_of(e.grade.vetoes.begin(), e.grade.vetoes.end(),
+                     [](const veto_hit& v) { return v.provisional; }) ||
+         !e.grade.lifted.empty();
+}
+
+// --list: one line a part, tab-separated, for scripts.
+void list_queue(const std::vector<entry>& queue, std::ostream& out) {
+  for (const entry& e : queue)
+    out << fmt::format("{}\t{}\t{}\t{}/{}\t{}{}\n", shown_name(e.student), e.unit, e.key->id,
+                       fmt_points(e.grade.points), fmt_points(e.key->points),
+                       e.grade.needs_review ? "needs_review" : "",
+                       provisional_veto(e) ? " provisional_veto" : "");
+}
+
+// a: the grader's points, and its provisional vetoes confirmed, lifts kept.
+void accept(const entry& e, decisions& d) {
+  d.parts()[e.key->id] = graders_points(e);
+  for (const veto_hit& v : e.grade.vetoes)
+    if (v.provisional) d.vetoes(e.unit)[v.id] = "set";
+  for (const veto_hit& v : e.grade.lifted) d.vetoes(e.unit)[v.id] = "clear";
+  d.changed = true;
+}
+
+// p <points>: the reviewer's points for the part, from 0 to its maximum.
+void set_points(const entry& e, decisions& d, const std::string& arg, std::ostream& out, lang l) {
+  double p = -1;
+  const auto [end, ec] = std::from_chars(arg.data(), arg.data() + arg.size(), p);
+  if (ec != std::errc() || end != arg.data() + arg.size() || p < 0 || p > e.key->points + 1e-9) {
+    out << trf(l, "分数应在 0 到 {} 之间，例如 p 1.5\n",
+               "Points are a number from 0 to {}, e.g. p 1.5\n", fmt_points(e.key->points));
+    return;
+  }
+  d.parts()[e.key->id] = p;
+  d.changed = true;
+  out << trf(l, "{}：{} 分\n", "{}: {} points\n", e.key->id, fmt_points(p));
+}
+
+// v / c [veto]: a veto of the part's unit set or cleared.
+void decide_veto(const manifest& m, const entry& e, decisions& d, char key, const std::string& arg,
+                 std::istream& in, std::ostream& out, lang l) {
+  const std::vector<std::string> ids = candidate_vetoes(m, e);
+  const std::string id = pick_veto(ids, e, arg, in, out, l);
+  if (id.empty()) {
+    out << tr(l, "没有这个否决。\n", "No such veto.\n");
+    return;
+  }
+  d.vetoes(e.unit)[id] = key == 'v' ? "set" : "clear";
+  // Deciding about the part reviews it: its points stay the grader's unless set.
+  if (!d.parts().contains(e.key->id)) d.parts()[e.key->id] = graders_points(e);
+  d.changed = true;
+  out << fmt::format("{}: {} {}\n", e.unit, id, key == 'v' ? "set" : "clear");
+}
+
+// The interactive session: one part shown at a time, a key a decision, until the queue
+// ends, q, or the input does.
+void review_session(const manifest& m, const std::vector<entry>& queue,
+                    std::map<std::string, decisions>& dec, const review_options& o,
+                    std::istream& in, std::ostream& out) {
   const lang l = o.l;
-  std::map<std::string, decisions> dec;
-  const std::vector<answers_source> sources = load_sources(c, m);
-  const std::vector<entry> queue = build_queue(m, sources, o.out, batch, dec, o.all, l);
-  if (queue.empty()) {
-    out << tr(l, "没有需要复核的部分。\n", "Nothing to review.\n");
-    return 0;
-  }
-  if (o.list) {
-    for (const entry& e : queue)
-      out << fmt::format("{}\t{}\t{}\t{}/{}\t{}{}\n", terminal_text(printable_name(e.student)),
-                         e.unit, e.key->id, fmt_points(e.grade.points), fmt_points(e.key->points),
-                         e.grade.needs_review ? "needs_review" : "",
-                         std::any_of(e.grade.vetoes.begin(), e.grade.vetoes.end(),
-                                     [](const veto_hit& v) { return v.provisional; }) ||
-                                 !e.grade.lifted.empty()
-                             ? " provisional_veto"
-                             : "");
-    return 0;
-  }
-  out << trf(l, "{} 个部分待复核（{}）。\n", "{} parts to review ({}).\n", queue.size(),
-             o.out.string());
-  help(out, l);
-  std::set<std::string> saved;
   size_t at = 0;
   bool shown = false;
   while (at < queue.size()) {
@@ -338,45 +373,18 @@ int run_review(const course& c, const review_options& o, std::istream& in, std::
     std::string arg;
     if (!read_command(in, o.keys, &key, &arg, out)) break;
     switch (key) {
-      case 'a': {  // the grader's points, and its provisional vetoes confirmed, lifts kept
-        d.parts()[e.key->id] = graders_points(e);
-        for (const veto_hit& v : e.grade.vetoes)
-          if (v.provisional) d.vetoes(e.unit)[v.id] = "set";
-        for (const veto_hit& v : e.grade.lifted) d.vetoes(e.unit)[v.id] = "clear";
-        d.changed = true;
+      case 'a':
+        accept(e, d);
         ++at;
         shown = false;
         break;
-      }
-      case 'p': {
-        double p = -1;
-        const auto [end, ec] = std::from_chars(arg.data(), arg.data() + arg.size(), p);
-        if (ec != std::errc() || end != arg.data() + arg.size() || p < 0 ||
-            p > e.key->points + 1e-9) {
-          out << trf(l, "分数应在 0 到 {} 之间，例如 p 1.5\n",
-                     "Points are a number from 0 to {}, e.g. p 1.5\n", fmt_points(e.key->points));
-          break;
-        }
-        d.parts()[e.key->id] = p;
-        d.changed = true;
-        out << trf(l, "{}：{} 分\n", "{}: {} points\n", e.key->id, fmt_points(p));
+      case 'p':
+        set_points(e, d, arg, out, l);
         break;
-      }
       case 'v':
-      case 'c': {
-        const std::vector<std::string> ids = candidate_vetoes(m, e);
-        const std::string id = pick_veto(ids, e, arg, in, out, l);
-        if (id.empty()) {
-          out << tr(l, "没有这个否决。\n", "No such veto.\n");
-          break;
-        }
-        d.vetoes(e.unit)[id] = key == 'v' ? "set" : "clear";
-        // Deciding about the part reviews it: its points stay the grader's unless set.
-        if (!d.parts().contains(e.key->id)) d.parts()[e.key->id] = graders_points(e);
-        d.changed = true;
-        out << fmt::format("{}: {} {}\n", e.unit, id, key == 'v' ? "set" : "clear");
+      case 'c':
+        decide_veto(m, e, d, key, arg, in, out, l);
         break;
-      }
       case 'n':
       case ' ':
         ++at;
@@ -397,6 +405,30 @@ int run_review(const course& c, const review_options& o, std::istream& in, std::
         out << tr(l, "不认识的按键（? 显示帮助）\n", "Unknown key (? for help)\n");
     }
   }
+}
+
+}  // namespace
+
+int run_review(const course& c, const review_options& o, std::istream& in, std::ostream& out) {
+  const json batch = batch_to_review(o.out);
+  const manifest m = load_manifest(c, batch.value("lesson", ""));
+  const lang l = o.l;
+  std::map<std::string, decisions> dec;
+  const std::vector<answers_source> sources = load_sources(c, m);
+  const std::vector<entry> queue = build_queue(m, sources, o.out, batch, dec, o.all, l);
+  if (queue.empty()) {
+    out << tr(l, "没有需要复核的部分。\n", "Nothing to review.\n");
+    return 0;
+  }
+  if (o.list) {
+    list_queue(queue, out);
+    return 0;
+  }
+  out << trf(l, "{} 个部分待复核（{}）。\n", "{} parts to review ({}).\n", queue.size(),
+             o.out.string());
+  help(out, l);
+  review_session(m, queue, dec, o, in, out);
+  std::set<std::string> saved;
   save(o.out, dec, o.reviewer, saved);
   out << trf(l, "\n已保存 {} 位学生的复核（{}）。\n", "\nSaved the reviews of {} students ({}).\n",
              saved.size(), (o.out / "reviews").string());

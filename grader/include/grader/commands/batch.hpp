@@ -14,6 +14,7 @@
 // Resumable: a student whose files, grader and options are unchanged since the last batch
 // keeps the last report (--force grades again). A submission that cannot be graded gets a
 // row that says why, and the batch goes on.
+// Marking in batch.cpp; the class files and --merge in batch_class.cpp.
 // Tests: ctest -R grader.batch (grader/tests/batch_test.sh).
 #pragma once
 
@@ -50,6 +51,12 @@ std::string student_slug(const std::string& name);
 // One CSV field, quoted when it holds a comma, a quote or a line break.
 std::string csv_field(const std::string& s);
 
+// A student's name as every class output writes it (each output escapes it further for its
+// own format): control characters and bytes that are not UTF-8 as \xNN (printable_name),
+// C1 controls as U+FFFD (terminal_text). Idempotent, so a name read back from batch.json
+// (a merge, a review) comes out as the batch wrote it.
+std::string shown_name(const std::string& raw);
+
 // Marks every submission and writes DIR; `log` gets one line per student (or the bar).
 batch_result run_batch(const course& c, const manifest& m, const batch_options& o,
                        std::ostream& log);
@@ -69,6 +76,11 @@ std::filesystem::path review_file(const std::filesystem::path& out, const std::s
 // rewrites the gradebook and summary. Returns how many were marked.
 int remark_students(const course& c, const manifest& m, const std::filesystem::path& out,
                     const std::set<std::string>& slugs, std::ostream& log);
+
+// Writes DIR/batch.json (`batch`: lesson, shard, options, students) and, from the
+// students' folders it names, the gradebook and the summary (batch_class.cpp).
+void write_class_files(const manifest& m, const std::filesystem::path& out,
+                       const nlohmann::json& batch);
 
 // DIR/batch.json, checked: its students' folder names are safe. Throws on anything else.
 nlohmann::json read_batch_json(const std::filesystem::path& out);

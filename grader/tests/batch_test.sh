@@ -7,18 +7,9 @@
 # unchanged class is not marked again, a changed file is; two shards merged give the same
 # gradebook as one batch. Needs bubblewrap (skips, exit 77, where it cannot run).
 #   grader/tests/batch_test.sh build/dev/bin/grader .
-set -uo pipefail
-grader="$(realpath "$1")"
-root="$(realpath "${2:-.}")"
-work="$(mktemp -d)"
-trap 'rm -rf "$work"' EXIT
-failures=0
-bad() { echo "FAIL $*"; failures=$((failures + 1)); }
-if ! bwrap --unshare-all --ro-bind /usr /usr --ro-bind-try /lib /lib --ro-bind-try /lib64 /lib64 \
-     --ro-bind-try /bin /bin /bin/true 2>/dev/null; then
-  echo "SKIP bubblewrap cannot run here"
-  exit 77
-fi
+source "$(dirname "${BASH_SOURCE[0]}")/lib/setup.sh"
+test_setup "$@"
+need_bwrap
 class="$work/class"
 mkdir -p "$class"
 solution() {  # solution DIR: the completed files only
@@ -295,5 +286,4 @@ echo '{"lesson": "lesson13", "students": [{"name": "x", "folder": "../../x"}]}' 
 "$grader" batch lesson13 --merge "$work/forged" --out "$work/fmerged" --root "$root" >/dev/null 2>&1 &&
   bad "merge followed ../ in batch.json"
 
-[ "$failures" -eq 0 ] && echo "batch: PASS" || echo "batch: $failures failures"
-[ "$failures" -eq 0 ]
+finish

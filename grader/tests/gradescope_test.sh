@@ -6,13 +6,8 @@
 # the solutions as a repository (files in exercises/lesson13/) and one with a file missing.
 # Every results.json must obey docs/formats/gradescope.schema.json.
 #   grader/tests/gradescope_test.sh build/dev/bin/grader .
-set -uo pipefail
-grader="$(realpath "$1")"
-root="$(realpath "${2:-.}")"
-work="$(mktemp -d)"
-trap 'rm -rf "$work"' EXIT
-failures=0
-bad() { echo "FAIL $*"; failures=$((failures + 1)); }
+source "$(dirname "${BASH_SOURCE[0]}")/lib/setup.sh"
+test_setup "$@"
 ag="$work/autograder"
 "$grader" dev gradescope lesson13 --out "$work/autograder.zip" --root "$root" >"$work/bundle.txt" 2>&1 ||
   { cat "$work/bundle.txt"; echo "FAIL the bundle"; exit 1; }
@@ -65,5 +60,4 @@ mark repository 40 40 "PASS"
 rm -rf "$sub" && mkdir -p "$sub" && cp "$root/solutions/lesson13/online_softmax.cpp" "$sub/"
 mark missing 0 0 "not graded: missing file"
 
-[ "$failures" -eq 0 ] && echo "gradescope: PASS" || echo "gradescope: $failures failures"
-[ "$failures" -eq 0 ]
+finish

@@ -9,18 +9,9 @@
 # a later batch keeps the reviewed reports and marks again only a student whose review
 # changed. Refusals are one line, exit 2. Needs bubblewrap (skips, exit 77, where it cannot).
 #   grader/tests/review_test.sh build/dev/bin/grader .
-set -uo pipefail
-grader="$(realpath "$1")"
-root="$(realpath "${2:-.}")"
-work="$(mktemp -d)"
-trap 'rm -rf "$work"' EXIT
-failures=0
-bad() { echo "FAIL $*"; failures=$((failures + 1)); }
-if ! bwrap --unshare-all --ro-bind /usr /usr --ro-bind-try /lib /lib --ro-bind-try /lib64 /lib64 \
-     --ro-bind-try /bin /bin /bin/true 2>/dev/null; then
-  echo "SKIP bubblewrap cannot run here"
-  exit 77
-fi
+source "$(dirname "${BASH_SOURCE[0]}")/lib/setup.sh"
+test_setup "$@"
+need_bwrap
 class="$work/class"
 python3 - "$root" "$class" <<'PY'
 import json, os, shutil, sys
@@ -111,15 +102,9 @@ grep -q "^1 marked, 2 unchanged" "$work/changed.txt" || bad "a changed review: $
 grep -q '^bo,yes,,10,10,no,' "$out/gradebook.csv" || bad "the veto set by review: $(grep ^bo "$out/gradebook.csv")"
 
 # Refusals: no batch here; a review file out of range (named, one line).
-one_line_error() {
-  local err rc
-  err="$("$@" 2>&1 >/dev/null)"; rc=$?
-  [ "$rc" -eq 2 ] && [ "$(printf '%s\n' "$err" | wc -l)" -eq 1 ] || { echo "  got exit $rc: $err"; return 1; }
-}
 mkdir -p "$work/empty"
 one_line_error "$grader" review "$work/empty" --root "$root" || bad "review of a folder with no batch"
 echo '{"schema": 1, "parts": {"q1.h": 5}}' >"$out/reviews/cy.json"
 one_line_error "$grader" review "$out" --root "$root" --list || bad "review with a review file out of range"
 
-[ "$failures" -eq 0 ] && echo "review: PASS" || echo "review: $failures failures"
-[ "$failures" -eq 0 ]
+finish

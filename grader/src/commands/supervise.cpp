@@ -212,15 +212,15 @@ std::string supervise_json(const supervise_result& r) {
   nlohmann::json left = nlohmann::json::array();
   for (const auto& l : r.left) left.push_back({{"pid", l.pid}, {"command", l.command}});
   const bool exited = r.spawn_error.empty() && r.term_signal == 0 && r.exit_code >= 0;
-  const nlohmann::json j = {{"exit", exited ? nlohmann::json(r.exit_code) : nlohmann::json()},
-                            {"signal", r.term_signal},
-                            {"seconds", r.seconds},
-                            {"peak_tree_mib", r.peak_tree_mib},
-                            {"peak_processes", r.peak_processes},
-                            {"stopped_by", r.stopped_by},
-                            {"stopped_at", r.stopped_at},
-                            {"left", left},
-                            {"spawn_error", r.spawn_error}};
+  nlohmann::json j = {{"exit", exited ? nlohmann::json(r.exit_code) : nlohmann::json()},
+                      {"signal", r.term_signal},
+                      {"seconds", r.seconds}};
+  j["peak_tree_mib"] = r.peak_tree_mib;  // the caps' figures, as measured
+  j["peak_processes"] = r.peak_processes;
+  j["stopped_by"] = r.stopped_by;
+  j["stopped_at"] = r.stopped_at;
+  j["left"] = left;
+  j["spawn_error"] = r.spawn_error;
   // A command line is the tree's own bytes: not UTF-8 perhaps, so replaced, never thrown on.
   return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }

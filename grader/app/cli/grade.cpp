@@ -14,6 +14,7 @@
 #include "grader/base/text.hpp"
 #include "grader/lesson/answers.hpp"
 #include "grader/lesson/review.hpp"
+#include "grader/pipeline/gpu.hpp"
 #include "grader/pipeline/grade.hpp"
 #include "grader/pipeline/reporter.hpp"
 #include "grader/pipeline/resolve.hpp"
@@ -165,7 +166,8 @@ int grade_and_report(const course& c, const manifest& m, const options& o, lang 
   req.label = display_path(fs::absolute(dir).lexically_normal());
   req.language = l;
   set_request_options(c, m, o, req);
-  if (o.gpu)  // the GPU's part takes minutes, and the report waits for it
+  if (o.gpu) require_gpu();  // no GPU: refused before anything is said of grading on one
+  if (o.gpu)                 // the GPU's part takes minutes, and the report waits for it
     std::cerr << "grader: --gpu: grading on the emulator, then building with nvcc and testing "
                  "on the GPU (minutes)\n";
   report rep = grade(c, m, req);

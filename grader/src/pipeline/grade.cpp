@@ -131,10 +131,9 @@ report grade_with(const course& c, const manifest& m, const grade_request& req, 
 }
 
 // --gpu, the same stages on the GPU: build with nvcc, run there, score against the
-// emulator's report.
+// emulator's report (require_gpu() has been asked before any grading).
 void grade_on_gpu(const course& c, const manifest& m, const grade_request& req, report& rep) {
   if (!req.gpu) return;
-  require_gpu();
   const resolved what = resolve(m, req.files, req.unit);
   gpu_runner gpu;
   rep.gpu = score_gpu(run_gpu(c, m, req, what, gpu), rep, req.language);
@@ -163,6 +162,7 @@ isolation level_of(const grade_request& req) {
 }  // namespace
 
 report grade(const course& c, const manifest& m, const grade_request& req, runner& tests) {
+  if (req.gpu) require_gpu();  // before any grading: say so at once
   report rep =
       grade_with(c, m, req, tests, isolation::none, facts_of(req, tests, tests.isolation(), ""));
   grade_on_gpu(c, m, req, rep);

@@ -1,6 +1,8 @@
 // fork/exec with a deadline (see subprocess.hpp).
 #include "grader/base/subprocess.hpp"
 
+#include "grader/base/process_tree.hpp"
+
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -14,8 +16,6 @@
 #include <cstring>
 #include <filesystem>
 #include <fmt/format.h>
-#include <fstream>
-#include <sstream>
 #include <string_view>
 #include <vector>
 
@@ -47,28 +47,8 @@ constexpr size_t kMaxRecords = 16u << 20;
 // Every process below `root`, found through /proc's parent links: ninja starts each
 // compiler in a process group of its own, so killing the build's group on a timeout
 // would leave cc1plus running.
-std::vector<pid_t> descendants(pid_t root) {
-  std::vector<std::pair<pid_t, pid_t>> links;  // (pid, parent)
-  std::error_code ec;
-  for (const auto& entry : std::filesystem::directory_iterator("/proc", ec)) {
-    const std::string name = entry.path().filename().string();
-    if (name.empty() || name.find_first_not_of("0123456789") != std::string::npos) continue;
-    std::ifstream stat(entry.path() / "stat");
-    std::string line;
-    if (!std::getline(stat, line)) continue;
-    const auto close = line.rfind(')');  // the command may hold spaces and parentheses
-    if (close == std::string::npos) continue;
-    std::istringstream rest(line.substr(close + 1));
-    char state = 0;
-    pid_t parent = 0;
-    if (rest >> state >> parent) links.push_back({std::stoi(name), parent});
-  }
-  std::vector<pid_t> out = {root};
-  for (size_t i = 0; i < out.size(); ++i)
-    for (const auto& [child, parent] : links)
-      if (parent == out[i]) out.push_back(child);
-  out.erase(out.begin());
-  return out;
+std::vector<proc_entry> descendants(pid_t root) {
+  return tree_below(root, process_table());
 }
 
 // The variables a child with inherit_env = false keeps ("NAME=value").
@@ -86,15 +66,10 @@ struct usage {
 };
 usage tree_usage(pid_t root) {
   usage u;
-  std::vector<pid_t> all = descendants(root);
-  all.push_back(root);
+  std::vector<pid_t> all = {root};
+  for (const proc_entry& e : descendants(root)) all.push_back(e.pid);
   u.processes = all.size();
-  for (pid_t p : all) {
-    std::ifstream statm("/proc/" + std::to_string(p) + "/statm");
-    std::uint64_t size = 0, resident = 0;
-    if (statm >> size >> resident)
-      u.resident += resident * static_cast<std::uint64_t>(getpagesize());
-  }
+  for (pid_t p : all) u.resident += resident_bytes(p);
   return u;
 }
 
@@ -288,14 +263,35 @@ bool watch_child(pid_t pid, pipe_reader& pipes, const run_options& options, cloc
 
 // Kills what is left of the child's tree. Stopped at a limit, the tree is stopped first,
 // so no process is left to start another, and every descendant is killed, even those
-// in groups of their own; then the child's group, in either case.
-void kill_tree(pid_t pid, bool at_limit) {
+// in groups of their own; then the child's group, in either case. Returns the processes
+// killed at the limit, to wait for.
+std::vector<proc_entry> kill_tree(pid_t pid, bool at_limit) {
+  std::vector<proc_entry> killed;
   if (at_limit) {
     kill(pid, SIGSTOP);
     for (int pass = 0; pass < 2; ++pass)  // a second pass for what forked meanwhile
-      for (pid_t p : descendants(pid)) kill(p, SIGKILL);
+      for (const proc_entry& e : descendants(pid)) {
+        kill(e.pid, SIGKILL);
+        killed.push_back(e);
+      }
   }
   kill(-pid, SIGKILL);  // at a limit the child; otherwise leftovers in its group
+  return killed;
+}
+
+// Waits (at most `most`) until every process in `killed` has gone from /proc. SIGKILL is
+// not instant: a sandbox's hundreds of processes still exist for a while, busy freeing
+// their memory, and the next test's sandbox would stand beside them, over the promise of
+// so many processes per test at once.
+void wait_gone(const std::vector<proc_entry>& killed, std::chrono::milliseconds most) {
+  const auto until = clock::now() + most;
+  for (std::size_t left = killed.size(); left && clock::now() < until;) {
+    left = 0;
+    for (const proc_entry& e : process_table())
+      for (const proc_entry& k : killed)
+        if (e.pid == k.pid && e.start == k.start) ++left;
+    if (left) usleep(2000);
+  }
 }
 
 }  // namespace
@@ -359,9 +355,10 @@ run_result run_process(const std::vector<std::string>& argv, const run_options& 
   const bool exited = watch_child(pid, pipes, options, start, status, r);
   close_fd(p.out[0]);
   close_fd(p.rec[0]);
-  kill_tree(pid, !exited);
+  const std::vector<proc_entry> killed = kill_tree(pid, !exited);
   if (!exited) {
     waitpid(pid, &status, 0);
+    wait_gone(killed, std::chrono::seconds(5));
   } else {
     if (WIFEXITED(status)) r.exit_code = WEXITSTATUS(status);
     if (WIFSIGNALED(status)) r.term_signal = WTERMSIG(status);

@@ -202,8 +202,21 @@ std::uint64_t heap_allocations() {
   return allocation_count.load(std::memory_order_relaxed);
 }
 
+namespace {
+constinit std::atomic<int> open_scopes{0};
+}  // namespace
+
 alloc_scope::alloc_scope() : base_bytes_(heap_live_bytes()), base_allocations_(heap_allocations()) {
   peak_live_bytes.store(base_bytes_, std::memory_order_relaxed);
+  open_scopes.fetch_add(1, std::memory_order_relaxed);
+}
+
+alloc_scope::~alloc_scope() {
+  open_scopes.fetch_sub(1, std::memory_order_relaxed);
+}
+
+bool alloc_scope_open() {
+  return open_scopes.load(std::memory_order_relaxed) > 0;
 }
 
 std::size_t alloc_scope::peak_bytes() const {

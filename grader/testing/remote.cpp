@@ -16,6 +16,7 @@
 
 #include "course/alloc_count.hpp"
 #include "course/blank.hpp"
+#include "remote_memory.hpp"
 
 namespace course::remote {
 namespace {
@@ -26,6 +27,8 @@ constexpr std::size_t kMaxText = 4096;        // a blank's name or an exception'
 constexpr int kRequestFd = 3, kReplyFd = 4;   // the compute process's protocol fds
 constexpr std::uint64_t kMaxFloats = std::uint64_t{1} << 30;
 constexpr std::uint32_t kMaxRequestBytes = 1u << 20, kMaxReplyBytes = 64u << 20;  // exchange
+// Resident memory a call of correct code adds beyond its heap, measured (docs/grader.md).
+constexpr std::uint64_t kResidentSlack = std::uint64_t{1} << 20;
 
 // Whole reads and writes; false at EOF or on an error.
 bool write_all(int fd, const void* data, std::size_t n) {
@@ -118,12 +121,22 @@ compute_process& current() {
   return p;
 }
 
-std::vector<std::string> compute_command() {
-  const char* spec = std::getenv(compute_variable);
+// The compute process's command line; `measured`: the one whose memory the judge measures.
+// Where the grader gave none (an unconfined run, which inherits this environment), the plain
+// one under env(1), its AddressSanitizer keeping no freed blocks aside.
+std::vector<std::string> compute_command(bool measured) {
+  const char* spec = measured ? std::getenv(protocol::compute_measured_variable) : nullptr;
+  std::vector<std::string> argv;
+  if (measured && (!spec || !*spec)) {
+    const char* asan = std::getenv("ASAN_OPTIONS");
+    argv = {"/usr/bin/env", std::string("ASAN_OPTIONS=") +
+                                (asan && *asan ? std::string(asan) + ":" : "") +
+                                "quarantine_size_mb=0:thread_local_quarantine_size_kb=0"};
+  }
+  if (!spec || !*spec) spec = std::getenv(compute_variable);
   if (!spec || !*spec)
     throw compute_failed(std::string(compute_variable) +
                          " is not set: a judge binary runs only under the grader's marking mode");
-  std::vector<std::string> argv;
   std::string_view s(spec);
   for (std::size_t start = 0;;) {
     const std::size_t end = s.find('\x1f', start);
@@ -134,8 +147,8 @@ std::vector<std::string> compute_command() {
   return argv;
 }
 
-void start(compute_process& p) {
-  const std::vector<std::string> argv = compute_command();
+void start(compute_process& p, bool measured) {
+  const std::vector<std::string> argv = compute_command(measured);
   int request[2], reply[2];
   if (pipe2(request, O_CLOEXEC) != 0) throw compute_failed("cannot create a pipe");
   if (pipe2(reply, O_CLOEXEC) != 0) {
@@ -187,6 +200,31 @@ void start(compute_process& p) {
                        "answered out of protocol: " + what);
 }
 
+// The heap a call's resident peak in the compute process stands for: less the arrays it
+// was handed (the caller's own in one process) and their sanitizer shadow (an eighth),
+// and less the resident memory's own overhead (pages, the allocator's regions), so that
+// what is left compares with course_alloc_count's exact figure.
+std::uint64_t heap_of_resident(std::uint64_t resident, const std::vector<array_ref>& arrays) {
+  std::uint64_t shipped = 0;
+  for (const array_ref& a : arrays) shipped += a.count * sizeof(float);
+  const std::uint64_t overhead = shipped + shipped / 8 + kResidentSlack;
+  return resident > overhead ? resident - overhead : 0;
+}
+
+// A request for no function: once its answer is in, the process has started, run its
+// static constructors and waits in serve(), so what it holds is its idle level.
+void ping(compute_process& p) {
+  const bool sent = put_text(p.to, "") && put(p.to, std::uint32_t{0}) &&
+                    put(p.to, std::uint32_t{0}) && put_bytes(p.to, "");
+  if (!sent) died(p, "while starting");
+  std::uint32_t magic = 0;
+  std::uint8_t st = 0;
+  std::string text;
+  if (!get(p.from, magic) || !get(p.from, st) || !get_text(p.from, text)) died(p, "while starting");
+  if (magic != kMagic || st != static_cast<std::uint8_t>(status::exception))
+    malformed(p, "an answer to a request for no function");
+}
+
 // Blank names outlive the exception (unfilled_blank keeps a const char*).
 const char* interned(const std::string& name) {
   static std::set<std::string> names;
@@ -208,7 +246,19 @@ void call(const char* function, const std::vector<std::int64_t>& ints,
   x.reply.clear();
   signal(SIGPIPE, SIG_IGN);  // a dead compute process shows up as a failed write
   compute_process& p = current();
-  if (p.pid < 0) start(p);
+  // With an alloc_scope open, the caller asks for the call's peak memory: measured here,
+  // from /proc, in a fresh process (memory an earlier call freed and the process kept
+  // resident would hide this call's growth), never taken from its reply.
+  const bool measured = alloc_scope_open();
+  memory_watch watch;
+  if (measured) {
+    p.stop();
+    start(p, true);
+    ping(p);
+    watch.start(p.pid);
+  } else if (p.pid < 0) {
+    start(p, false);
+  }
   bool sent = put_text(p.to, function) && put(p.to, static_cast<std::uint32_t>(ints.size()));
   for (std::int64_t v : ints) sent = sent && put(p.to, v);
   sent = sent && put(p.to, static_cast<std::uint32_t>(arrays.size()));
@@ -241,10 +291,19 @@ void call(const char* function, const std::vector<std::int64_t>& ints,
     if (!read_all(p.from, const_cast<float*>(a.data), a.count * sizeof(float)))
       died(p, "while sending its outputs");
   }
-  std::uint64_t peak = 0, allocations = 0;
-  if (!get(p.from, peak) || !get(p.from, allocations)) died(p, "while sending its outputs");
+  std::uint64_t claimed_peak = 0, allocations = 0;  // the process's own word: not used
+  if (!get(p.from, claimed_peak) || !get(p.from, allocations)) died(p, "while sending its outputs");
   if (!get_text(p.from, x.reply, kMaxReplyBytes)) died(p, "while sending its outputs");
-  note_remote_peak(static_cast<std::size_t>(peak), allocations);
+  if (measured) {
+    std::string why;
+    const std::uint64_t peak = watch.peak_above(p.pid, why);
+    if (!why.empty()) {
+      p.stop();
+      throw compute_failed(std::string(protocol::compute_failure_prefix) +
+                           "hid its memory from the judge's measure (" + why + ")");
+    }
+    note_remote_peak(static_cast<std::size_t>(heap_of_resident(peak, arrays)), allocations);
+  }
 }
 
 int serve(const std::map<std::string, handler>& table) {

@@ -15,12 +15,13 @@
 namespace grader {
 namespace protocol = ::course::protocol;
 
-std::vector<std::string> sanitizer_environment() {
+std::vector<std::string> sanitizer_environment(bool measured) {
   // Leaks are not memory errors of the kind graded here, and LeakSanitizer needs
   // ptrace, which containers often forbid.
   const std::string code = std::to_string(sanitizer_exit_code);
   return {"ASAN_OPTIONS=detect_leaks=0:halt_on_error=1:abort_on_error=0:exitcode=" + code +
-              ":allocator_may_return_null=1:symbolize=1",
+              ":allocator_may_return_null=1:symbolize=1" +
+              (measured ? ":quarantine_size_mb=0:thread_local_quarantine_size_kb=0" : ""),
           "UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1:exitcode=" + code};
 }
 

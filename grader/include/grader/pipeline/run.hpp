@@ -54,6 +54,9 @@ struct test_job {
   // and this program, the only one that runs student code, is started by it.
   std::filesystem::path compute = {};
   std::vector<std::string> compute_wrapper = {};  // the command it runs under (a sandbox)
+  // The same for a compute process whose memory the judge measures from outside: its
+  // sanitizer keeps no freed blocks aside (sanitizer_environment(true)).
+  std::vector<std::string> compute_measured_wrapper = {};
 };
 
 struct tag_run {
@@ -74,8 +77,11 @@ struct tag_run {
 // (ASAN_OPTIONS/UBSAN_OPTIONS exitcode, set by every runner): such a run is a
 // memory error or undefined behaviour, never a test's verdict.
 inline constexpr int sanitizer_exit_code = 86;
-// The environment entries that set it, and stop at the first error.
-std::vector<std::string> sanitizer_environment();
+// The environment entries that set it, and stop at the first error. `measured`: for a
+// compute process whose peak memory the judge reads from /proc, AddressSanitizer keeps no
+// freed blocks in quarantine, so the resident memory follows the live heap (a block
+// allocated and freed per tile would otherwise add up to an n x n matrix's bytes).
+std::vector<std::string> sanitizer_environment(bool measured = false);
 
 // What a sanitizer reported in a test's output, told in one line with the place in
 // `file` (an exercise's file name) where the student's code did it, or "" if none.

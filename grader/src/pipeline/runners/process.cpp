@@ -22,10 +22,18 @@ tag_run process_runner::run(const test_job& job, unsigned seed, const run_limits
   // the student's code could rewrite afterwards.
   opts.records_fd = true;
   if (!job.compute.empty()) {  // the judge starts it: its command line, fields split by \x1f
-    std::string command;
-    for (const auto& a : job.compute_wrapper) command += a + '\x1f';
-    opts.env.push_back(std::string(::course::protocol::compute_variable) + "=" + command +
-                       std::filesystem::absolute(job.compute).string());
+    const std::string binary = std::filesystem::absolute(job.compute).string();
+    auto command_of = [&binary](const std::vector<std::string>& wrapper) {
+      std::string command;
+      for (const auto& a : wrapper) command += a + '\x1f';
+      return command + binary;
+    };
+    opts.env.push_back(std::string(::course::protocol::compute_variable) + "=" +
+                       command_of(job.compute_wrapper));
+    // Confined, the one whose memory the judge measures (unconfined, the judge derives it).
+    if (!job.compute_measured_wrapper.empty())
+      opts.env.push_back(std::string(::course::protocol::compute_measured_variable) + "=" +
+                         command_of(job.compute_measured_wrapper));
   }
   std::vector<std::string> argv = job.wrapper;
   for (std::string a :

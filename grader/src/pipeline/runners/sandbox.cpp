@@ -31,6 +31,8 @@ tag_run sandbox_runner::run(const test_job& job, unsigned seed, const run_limits
   if (!job.compute.empty()) {  // the judge is trusted; its compute process sees no folder of ours
     spec.read_only = {fs::absolute(job.compute)};
     boxed.compute_wrapper = confine_command(level_, spec);
+    spec.env = sanitizer_environment(true);
+    boxed.compute_measured_wrapper = confine_command(level_, spec);
     return inner_.run(boxed, seed, limits);
   }
   spec.read_only = {fs::absolute(job.binary)};  // writable: its private /tmp alone

@@ -25,6 +25,7 @@ std::uint64_t heap_allocations();
 class alloc_scope {
  public:
   alloc_scope();
+  ~alloc_scope();
   alloc_scope(const alloc_scope&) = delete;
   alloc_scope& operator=(const alloc_scope&) = delete;
 
@@ -35,6 +36,10 @@ class alloc_scope {
   std::int64_t base_bytes_;
   std::uint64_t base_allocations_;
 };
+
+// Whether an alloc_scope is open: a call to another process (course/remote.hpp) then has
+// its memory measured by this one.
+bool alloc_scope_open();
 
 // A call that ran in another process (course/remote.hpp) peaked at `bytes` above its
 // start and made `allocations`: counted as if it had run here, so alloc_scope sees it.

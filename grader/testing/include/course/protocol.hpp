@@ -82,6 +82,9 @@ inline bool is_cause_line(std::string_view line) {
 // process, the one that runs student code, in this environment variable (fields
 // separated by '\x1f').
 inline constexpr const char* compute_variable = "COURSE_COMPUTE";
+// The command of a compute process whose memory the judge measures (the same program,
+// its sanitizer keeping no freed blocks aside; course/remote.hpp).
+inline constexpr const char* compute_measured_variable = "COURSE_COMPUTE_MEASURED";
 
 // Every message of a call the compute process failed (it ended, or answered out of
 // protocol) starts so: that is the cause, and the grader shows it without the item's

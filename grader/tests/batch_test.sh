@@ -39,7 +39,7 @@ with zipfile.ZipFile(sys.argv[1], 'w') as z:
         z.write(os.path.join(sys.argv[2], f), f)" "$class/kim.zip" "$work/kim"
 if command -v unzip >/dev/null; then zipped=1; else zipped=0; fi
 out="$work/out"
-"$grader" batch lesson13 "$class" --out "$out" --root "$root" --jobs 2 --lang en >"$work/batch.txt" 2>&1
+"$grader" batch lesson13 "$class" --out "$out" --root "$root" --trees "$trees" --jobs 2 --lang en >"$work/batch.txt" 2>&1
 rc=$?
 [ "$rc" -eq 0 ] || bad "batch: exit $rc ($(tail -3 "$work/batch.txt"))"
 grep -q "^$((6 + zipped)) marked, 0 unchanged since the last batch, $((5 - zipped)) not graded" "$work/batch.txt" ||
@@ -79,7 +79,7 @@ PY
 
 # Each report is what a single `grader mark` of the same folder gives.
 for who in alice carol; do
-  "$grader" mark lesson13 "$class/$who" --root "$root" --lang en --build-dir "$out/.trees/worker0" \
+  "$grader" mark lesson13 "$class/$who" --root "$root" --lang en --build-dir "$trees/worker0" \
     --json "$work/$who.json" >/dev/null 2>&1
   python3 - "$out/students/$who/report.json" "$work/$who.json" <<'PY' || bad "$who: the batch's report differs from a single mark"
 import json, sys
@@ -90,16 +90,16 @@ PY
 done
 
 # Resumable: nothing changed, nothing marked; one file changed, one student marked.
-"$grader" batch lesson13 "$class" --out "$out" --root "$root" --jobs 2 --lang en >"$work/again.txt" 2>&1
+"$grader" batch lesson13 "$class" --out "$out" --root "$root" --trees "$trees" --jobs 2 --lang en >"$work/again.txt" 2>&1
 grep -q "^0 marked, $((7 + zipped)) unchanged" "$work/again.txt" || bad "resume: $(tail -1 "$work/again.txt")"
 echo "// a comment" >>"$class/alice/online_softmax.cpp"
-"$grader" batch lesson13 "$class" --out "$out" --root "$root" --jobs 2 --lang en >"$work/changed.txt" 2>&1
+"$grader" batch lesson13 "$class" --out "$out" --root "$root" --trees "$trees" --jobs 2 --lang en >"$work/changed.txt" 2>&1
 grep -q "^1 marked, $((6 + zipped)) unchanged" "$work/changed.txt" || bad "a changed file: $(tail -1 "$work/changed.txt")"
 
 # Two shards, merged, give the gradebook of one batch.
 cp -a "$out" "$work/s1" && cp -a "$out" "$work/s2"
-"$grader" batch lesson13 "$class" --out "$work/s1" --root "$root" --shard 1/2 --lang en >/dev/null 2>&1
-"$grader" batch lesson13 "$class" --out "$work/s2" --root "$root" --shard 2/2 --lang en >/dev/null 2>&1
+"$grader" batch lesson13 "$class" --out "$work/s1" --root "$root" --trees "$trees" --shard 1/2 --lang en >/dev/null 2>&1
+"$grader" batch lesson13 "$class" --out "$work/s2" --root "$root" --trees "$trees" --shard 2/2 --lang en >/dev/null 2>&1
 [ "$(grep -c . "$work/s1/gradebook.csv")" -eq 7 ] || bad "shard 1/2: not 6 students and a header"
 "$grader" batch lesson13 --merge "$work/s1" "$work/s2" --out "$work/merged" --root "$root" >/dev/null 2>&1 ||
   bad "merge: failed"
@@ -133,9 +133,9 @@ for name in graded + refused:
             continue
         shutil.copy(os.path.join(root, b'solutions/lesson13', f), d)
 PY
-"$grader" batch lesson13 "$hostile" --out "$out" --root "$root" --jobs 2 --lang en --format junit \
+"$grader" batch lesson13 "$hostile" --out "$out" --root "$root" --trees "$trees" --jobs 2 --lang en --format junit \
   >"$work/hostile.txt" 2>&1 || bad "hostile batch: exit $? ($(tail -3 "$work/hostile.txt"))"
-review() { "$grader" review "$out" --root "$root" --lang en "$@"; }
+review() { "$grader" review "$out" --root "$root" --trees "$trees" --lang en "$@"; }
 review --list >"$work/hostile-list.txt" 2>&1 || bad "hostile review --list: exit $? ($(head -3 "$work/hostile-list.txt"))"
 printf 'n\nn\nn\nq\n' | review >"$work/hostile-review.txt" 2>&1 || bad "hostile review: exit $? ($(tail -3 "$work/hostile-review.txt"))"
 "$grader" batch lesson13 --merge "$out" --out "$work/hmerged" --root "$root" >"$work/hmerge.txt" 2>&1 ||

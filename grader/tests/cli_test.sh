@@ -16,7 +16,7 @@ for l in $("$grader" list --root "$root" | cut -d' ' -f1); do
   if [ -n "$c" ] && [ -n "$a" ]; then lesson="$l" cpp="$c" answers="$a"; break; fi
 done
 [ -n "${lesson:-}" ] || { echo "no lesson with a C++ exercise and an answers file"; exit 1; }
-run() { "$grader" "$lesson" --root "$root" --build-dir "$work/tree" --lang en "$@"; }
+run() { "$grader" "$lesson" --root "$root" --build-dir "$trees/worker0" --lang en "$@"; }
 
 check "missing submission folder -> one-line error, exit 2" cannot_grade run --submission "$work/nowhere"
 mkdir -p "$work/partial" && cp "$root/exercises/$lesson/$answers" "$work/partial/"
@@ -50,7 +50,7 @@ r = json.load(open('$work/r.json'))
 sys.exit([b['file'] for b in r['build_failures']] != ['$cpp'] or '$cpp' not in r['build_failures'][0]['diagnostics'])"
 check "--format json writes the report as JSON on stdout" python3 -c "
 import json, subprocess, sys
-out = subprocess.run(['$grader', '$lesson', '--root', '$root', '--build-dir', '$work/tree', '--answers',
+out = subprocess.run(['$grader', '$lesson', '--root', '$root', '--build-dir', '$trees/worker0', '--answers',
                       '--unit', 'exam', '--format', 'json'], capture_output=True, text=True).stdout
 sys.exit(json.loads(out)['passed'] is not True)"
 after="$(cd "$work/sub" && sha256sum ./* && stat -c '%n %Y' ./*)"
@@ -60,9 +60,11 @@ check "the student's files are unchanged (content and mtime)" test "$before" = "
 # exercise's build times out; every other exercise still builds and is graded. The
 # FIFO sits in the build tree, the one folder a confined compiler sees besides the course.
 cp "$root/solutions/$lesson/$cpp" "$root/solutions/$lesson/$answers" "$work/sub/"
-mkfifo "$work/tree/fifo"
-printf '#include "%s"\n' "$work/tree/fifo" >>"$work/sub/$cpp"
+fifo="$trees/worker0/fifo-$$"
+mkdir -p "$trees/worker0" && mkfifo "$fifo"
+printf '#include "%s"\n' "$fifo" >>"$work/sub/$cpp"
 run --submission "$work/sub" --build-timeout 5 --json "$work/hang.json" >/dev/null
+rm -f "$fifo"
 check "a hanging compile times out its own exercise only" python3 -c "
 import json, sys
 r = json.load(open('$work/hang.json'))
@@ -71,14 +73,14 @@ ok = [b['file'] for b in fails] == ['$cpp'] and 'timed out' in fails[0]['diagnos
 others = [u for u in r['units'] if not any(i['status'] == 'error' for i in u['items'])]
 sys.exit(not (ok and others and all(u['passed'] for u in others)))"
 
-out="$("$grader" "$lesson" --root "$root" --build-dir "$work/tree" --answers --lang zh)"; rc=$?
+out="$("$grader" "$lesson" --root "$root" --build-dir "$trees/worker0" --answers --lang zh)"; rc=$?
 check "--answers passes (exit 0) and --lang zh speaks Chinese" test "$rc" -eq 0 -a -n "$(grep -F '通过线' <<<"$out")"
 
 # An instructor's review sets item and part points and vetoes; the report keeps the
 # grader's values beside them; a bad override file is a one-line error.
 printf '{"schema": 1, "items": {"q1": 1.5}, "parts": {"q2.h": 0.1},
   "vetoes": {"exam": {"flops-reduced": "set"}}}' >"$work/override.json"
-"$grader" "$lesson" --root "$root" --build-dir "$work/tree" --answers --override "$work/override.json" --json "$work/o.json" >/dev/null
+"$grader" "$lesson" --root "$root" --build-dir "$trees/worker0" --answers --override "$work/override.json" --json "$work/o.json" >/dev/null
 check "--override sets item and part points, keeps the automatic ones, and sets a veto" python3 -c "
 import json, sys
 r = json.load(open('$work/o.json'))
@@ -91,7 +93,7 @@ sys.exit(not (q1['points'] == 1.5 and q1['auto_points'] == 2 and q1['reviewed'] 
               and r['review_file'].endswith('override.json')))"
 printf '{"schema": 1, "items": {"no_such_item": 1}}' >"$work/bad.json"
 check "an override naming an unknown item -> one-line error, exit 2" \
-  cannot_grade "$grader" "$lesson" --root "$root" --build-dir "$work/tree" --answers --override "$work/bad.json"
+  cannot_grade "$grader" "$lesson" --root "$root" --build-dir "$trees/worker0" --answers --override "$work/bad.json"
 
 # The same files graded twice, the second time from the cache, give the same report.
 run --answers --json "$work/once.json" >/dev/null
@@ -126,7 +128,7 @@ sys.exit(not (graded('$work/oob1.json') == graded('$work/oob2.json') and json.lo
 
 printf '{"schema": 1, "parts": {"q1.h": 7}}' >"$work/big.json"
 check "an override above the part's points -> one-line error, exit 2 (never a clamp)" \
-  cannot_grade "$grader" "$lesson" --root "$root" --build-dir "$work/tree" --answers --override "$work/big.json"
+  cannot_grade "$grader" "$lesson" --root "$root" --build-dir "$trees/worker0" --answers --override "$work/big.json"
 check "dev check --only with an unknown check -> one-line error, exit 2" \
   cannot_grade "$grader" dev check "$lesson" --root "$root" --only no-such-check
 check "dev check --list names the checks" grep -q '^solutions:' <<<"$("$grader" dev check "$lesson" --root "$root" --list)"

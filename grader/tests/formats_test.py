@@ -32,7 +32,7 @@ def bad(what):
 
 def grade(grader, root, sub, tree, fmt):
     """The report in `fmt`, written with --write (stdout holds the text report)."""
-    out = os.path.join(tree + '-reports', os.path.basename(sub) + '.' + fmt)
+    out = os.path.join(os.path.dirname(sub), 'reports', os.path.basename(sub) + '.' + fmt)
     os.makedirs(os.path.dirname(out), exist_ok=True)
     argv = [grader, 'lesson13', '--root', root, '--build-dir', tree, '--lang', 'en',
             '--submission', sub, '--write', f'{fmt}={out}']
@@ -142,7 +142,8 @@ def main():
         os.remove(os.path.join(subs['missing'], 'answers.md'))  # cannot be graded: exit 2
         subs['hostile'] = os.path.join(work, HOSTILE)  # the same, its name in every message
         shutil.copytree(subs['missing'], subs['hostile'])
-        tree = os.path.join(work, 'tree')
+        # The suites' shared warm tree under ctest (COURSE_WARM_TREES), else a private one.
+        tree = os.path.join(os.environ.get('COURSE_WARM_TREES') or work, 'worker0')
         for name, sub in subs.items():
             ref = json.loads(grade(grader, root, sub, tree, 'json'))
             total = round(sum(u['score'] for u in ref['units']), 2)

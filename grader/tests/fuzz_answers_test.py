@@ -222,7 +222,8 @@ def main():
 
         def worker(w):
             sub = os.path.join(work, f'sub{w}')
-            tree = os.path.join(work, f'tree{w}')
+            # The suites' shared warm trees under ctest (COURSE_WARM_TREES), else private ones.
+            tree = os.path.join(os.environ.get('COURSE_WARM_TREES') or work, f'worker{w}')
             os.makedirs(sub, exist_ok=True)
             for _, kind, f in rows:
                 if kind != 'answers':

@@ -7,7 +7,7 @@
 source "$(dirname "${BASH_SOURCE[0]}")/lib/setup.sh"
 test_setup "$@"
 need_bwrap
-tree="$work/tree"
+tree="$trees/worker0"
 mark() {  # mark DIR JSON: exit code in $rc
   "$grader" mark lesson13 "$1" --root "$root" --unit exam --lang en --build-dir "$tree" \
     --json "$2" >"$2.txt" 2>&1

@@ -13,7 +13,7 @@ if "$blocked" unshare -U true 2>/dev/null; then
 fi
 grade() { "$blocked" "$grader" "$@" --root "$root" --lang en; }
 
-out="$(grade lesson13 --answers --unit exam --build-dir "$work/tree" --json "$work/r.json")"; rc=$?
+out="$(grade lesson13 --answers --unit exam --build-dir "$trees/worker0" --json "$work/r.json")"; rc=$?
 check "a practice grade falls back to restricted and passes" test "$rc" -eq 0
 check "the text report names the level" grep -q "Isolation: restricted" <<<"$out"
 check "the JSON names the level and what held" python3 -c "
@@ -22,16 +22,16 @@ r = json.load(open('$work/r.json'))
 sys.exit(not (r['isolation_level'] == 'restricted' and 'grader-confine' in r['isolation_detail']))"
 
 mkdir -p "$work/sub" && cp "$root/solutions/lesson13/"{online_softmax.cpp,answers.md} "$work/sub/"
-err="$(grade mark lesson13 "$work/sub" --unit exam --build-dir "$work/tree" 2>&1 >/dev/null)"; rc=$?
+err="$(grade mark lesson13 "$work/sub" --unit exam --build-dir "$trees/worker0" 2>&1 >/dev/null)"; rc=$?
 check "marking refuses without the full level: exit 2, one line, naming the way out" \
   test "$rc" -eq 2 -a "$(printf '%s\n' "$err" | wc -l)" -eq 1 -a -n "$(grep -F -- '--require-sandbox restricted' <<<"$err")"
-grade mark lesson13 "$work/sub" --unit exam --build-dir "$work/tree" --require-sandbox restricted \
+grade mark lesson13 "$work/sub" --unit exam --build-dir "$trees/worker0" --require-sandbox restricted \
   --json "$work/m.json" >/dev/null; rc=$?
 check "marking with --require-sandbox restricted passes at that level" python3 -c "
 import json, sys
 r = json.load(open('$work/m.json'))
 sys.exit(not ($rc == 0 and r['isolation_level'] == 'restricted' and r['mode'] == 'marking'))"
-err="$(grade lesson13 --answers --unit exam --build-dir "$work/tree" --sandbox full 2>&1 >/dev/null)"; rc=$?
+err="$(grade lesson13 --answers --unit exam --build-dir "$trees/worker0" --sandbox full 2>&1 >/dev/null)"; rc=$?
 check "--sandbox full where it cannot start: exit 2, one line" \
   test "$rc" -eq 2 -a "$(printf '%s\n' "$err" | wc -l)" -eq 1
 finish

@@ -33,9 +33,9 @@ student('bo', 'answers-claim-flops-en')
 student('cy', 'answers-weak-explanations')
 PY
 out="$work/out"
-batch() { "$grader" batch lesson13 "$class" --out "$out" --root "$root" --unit exam --jobs 2 --lang en; }
+batch() { "$grader" batch lesson13 "$class" --out "$out" --root "$root" --trees "$trees" --unit exam --jobs 2 --lang en; }
 batch >"$work/batch.txt" 2>&1 || bad "batch: $(tail -3 "$work/batch.txt")"
-review() { "$grader" review "$out" --root "$root" --lang en "$@"; }
+review() { "$grader" review "$out" --root "$root" --trees "$trees" --lang en "$@"; }
 
 # The queue: every part judged from free text, bo's with its provisional veto.
 review --list >"$work/list.txt" 2>&1 || bad "review --list: exit $?"
@@ -81,7 +81,7 @@ grep -q "Nothing to review" "$work/list2.txt" || bad "after the review the queue
 # Each reviewed report is what a single mark with the same review file gives.
 for who in bo cy; do
   "$grader" mark lesson13 "$class/$who" --root "$root" --lang en --unit exam \
-    --build-dir "$out/.trees/worker0" --override "$out/reviews/$who.json" --json "$work/$who.json" >/dev/null 2>&1
+    --build-dir "$trees/worker0" --override "$out/reviews/$who.json" --json "$work/$who.json" >/dev/null 2>&1
   python3 - "$out/students/$who/report.json" "$work/$who.json" <<'PY' || bad "$who: the reviewed report differs from a single mark"
 import json, sys
 a, b = (json.load(open(p, encoding='utf-8')) for p in sys.argv[1:3])

@@ -323,8 +323,11 @@ def class_workflow(wf, work):
     # and marks the exam unit only, to keep the test short (ctest grader.batch shards and
     # merges whole-lesson batches).
     wrapper = f"{work}/class/grader"
+    # The shards and the one batch mark in the same warm trees (the suites' shared ones
+    # under ctest): what is tested here is the sharding and the merge, not a cold build.
+    trees = os.environ.get("COURSE_WARM_TREES") or f"{work}/class/trees"
     with open(wrapper, "w", encoding="utf-8") as f:
-        f.write(f'#!/bin/sh\nunit=""\ncase " $* " in *" --merge "*) ;; *) unit="--unit exam" ;; esac\n'
+        f.write(f'#!/bin/sh\nunit=""\ncase " $* " in *" --merge "*) ;; *) unit="--unit exam --trees {trees}" ;; esac\n'
                 f'exec "{GRADER}" "$@" --root "{ROOT}" $unit\n')
     os.chmod(wrapper, 0o755)
     env = {"GRADER": wrapper, "SHARDS": "2"}

@@ -29,6 +29,9 @@ void declare_batch(CLI::App& app, options& o) {
                "Instead of marking: join these batches' folders (the shards of one class) "
                "into --out, with one gradebook");
   b.add_option("--out", o.batch_out, "Where the reports and the gradebook go")->required();
+  b.add_option("--trees", o.batch_trees,
+               "Where the workers' grading trees go (default OUT/.trees); batches that share "
+               "one folder share warm trees");
   b.add_option("--jobs", o.jobs, "Submissions marked at once (default 1)")
       ->check(CLI::PositiveNumber);
   b.add_flag("--force", o.force, "Mark again even the submissions unchanged since the last batch");
@@ -57,6 +60,8 @@ void declare_batch(CLI::App& app, options& o) {
   r.add_flag("--list", o.review_list, "Print the queue (one line per part) and exit");
   r.add_flag("--no-remark", o.no_remark,
              "Only save the decisions (the next grader batch into DIR applies them)");
+  r.add_option("--trees", o.batch_trees,
+               "The grading trees of the re-mark (default: the batch's, DIR/.trees)");
   add_lang_option(r, o);
   add_root_option(r, o);
 }
@@ -65,6 +70,7 @@ int run_batch(const course& c, const options& o, lang l) {
   batch_options b;
   if (!o.batch_submissions.empty()) b.submissions = fs::absolute(o.batch_submissions);
   b.out = fs::absolute(o.batch_out);
+  if (!o.batch_trees.empty()) b.trees = fs::absolute(o.batch_trees);
   b.jobs = o.jobs;
   b.force = o.force;
   b.lang = l == lang::zh ? "zh" : "en";
@@ -105,6 +111,7 @@ int run_review(const course& c, const options& o, lang l) {
   r.list = o.review_list;
   r.remark = !o.no_remark;
   r.keys = isatty(STDIN_FILENO);
+  if (!o.batch_trees.empty()) r.trees = fs::absolute(o.batch_trees);
   return grader::run_review(c, r, std::cin, std::cout);
 }
 

@@ -27,7 +27,7 @@ struct options {
   double timeout_s = 10;
   int build_timeout_s = 300;
   // `batch` and `review`.
-  std::string batch_submissions, batch_out, shard;
+  std::string batch_submissions, batch_out, batch_trees, shard;
   unsigned jobs = 1;
   bool force = false;
   std::vector<std::string> batch_formats, merge_parts;

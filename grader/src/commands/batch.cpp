@@ -353,6 +353,11 @@ outcome mark_unpacked(const course& c, const manifest& m, const batch_options& o
   return res;
 }
 
+// Where the workers' grading trees are.
+fs::path trees_of(const batch_options& o) {
+  return o.trees.empty() ? o.out / ".trees" : o.trees;
+}
+
 // The options a re-mark after a review repeats (remark_students reads them back).
 nlohmann::json options_json(const batch_options& o) {
   return {{"lang", o.lang}, {"formats", o.formats}, {"mark_args", o.mark_args}};
@@ -399,7 +404,7 @@ batch_result run_batch(const course& c, const manifest& m, const batch_options& 
   size_t done = 0;
   const size_t total = mine.size();
   auto worker = [&](unsigned k) {
-    const fs::path tree = o.out / ".trees" / fmt::format("worker{}", k);
+    const fs::path tree = trees_of(o) / fmt::format("worker{}", k);
     for (size_t i; (i = next++) < total;) {
       outcome r;
       try {
@@ -447,7 +452,7 @@ fs::path review_file(const fs::path& out, const std::string& slug) {
 }
 
 int remark_students(const course& c, const manifest& m, const fs::path& out,
-                    const std::set<std::string>& slugs, std::ostream& log) {
+                    const std::set<std::string>& slugs, std::ostream& log, const fs::path& trees) {
   const nlohmann::json b = read_batch_json(out);
   const nlohmann::json opts = b.value("options", nlohmann::json());
   if (!opts.is_object())
@@ -457,6 +462,7 @@ int remark_students(const course& c, const manifest& m, const fs::path& out,
         out.string()));
   batch_options o;
   o.out = out;
+  o.trees = trees;
   o.force = true;
   o.lang = opts.value("lang", "en");
   o.formats = opts.value("formats", std::vector<std::string>{});
@@ -480,7 +486,7 @@ int remark_students(const course& c, const manifest& m, const fs::path& out,
       continue;
     }
     const student s{entry.value("name", slug), slug, copy, {}, {}};
-    const outcome r = mark_unpacked(c, m, o, s, dir, out / ".trees" / "worker0", stamp);
+    const outcome r = mark_unpacked(c, m, o, s, dir, trees_of(o) / "worker0", stamp);
     log << fmt::format("{}: {}\n", shown_name(s.name), one_line(r.line));
     ++n;
   }

@@ -435,7 +435,7 @@ int run_review(const course& c, const review_options& o, std::istream& in, std::
   if (saved.empty() || !o.remark) return 0;
   out << trf(l, "用复核重新评分 {} 位学生……\n", "Marking {} students again with their reviews...\n",
              saved.size());
-  remark_students(c, m, o.out, saved, out);
+  remark_students(c, m, o.out, saved, out, o.trees);
   out << trf(l, "成绩册：{}\n", "Gradebook: {}\n", (o.out / "gradebook.csv").string());
   return 0;
 }

@@ -9,11 +9,17 @@ passes=0
 
 # test_setup GRADER [ROOT]: the grader binary and the course root (default .), as
 # absolute paths, and a private working folder $work, removed when the test exits.
+# $trees: the grading trees the suites share, warm (ctest sets COURSE_WARM_TREES to one
+# folder of the build; by hand, a private one): `--build-dir "$trees/worker0"` for a grade
+# or a mark, `--trees "$trees"` for a batch, whose workers use worker0, worker1, ...
+# Trees lock themselves, so suites that run at once wait for each other's.
 test_setup() {
   grader="$(realpath "$1")"
   root="$(realpath "${2:-.}")"
   work="$(mktemp -d)"
   trap 'rm -rf "$work"' EXIT
+  trees="${COURSE_WARM_TREES:-$work/trees}"
+  mkdir -p "$trees"
 }
 
 # check NAME CONDITION...: runs the condition, prints "ok   NAME" or "FAIL NAME".

@@ -31,6 +31,9 @@ namespace grader {
 
 struct batch_options {
   std::filesystem::path submissions, out;
+  // The workers' grading trees (worker0, worker1, ...): OUT/.trees unless given, so that
+  // several batches on one machine (shards, a re-run into a new folder) share warm trees.
+  std::filesystem::path trees;
   unsigned jobs = 1;
   bool force = false;
   unsigned shard_index = 0, shard_count = 1;  // --shard i/N: the students with i = k mod N
@@ -73,9 +76,11 @@ std::filesystem::path review_file(const std::filesystem::path& out, const std::s
 
 // Marks these students (by folder name) of the batch in `out` again, from the files it
 // marked (students/<slug>/graded/), with the batch's options and their review files, and
-// rewrites the gradebook and summary. Returns how many were marked.
+// rewrites the gradebook and summary, in the grading tree `trees`/worker0 (OUT/.trees when
+// empty). Returns how many were marked.
 int remark_students(const course& c, const manifest& m, const std::filesystem::path& out,
-                    const std::set<std::string>& slugs, std::ostream& log);
+                    const std::set<std::string>& slugs, std::ostream& log,
+                    const std::filesystem::path& trees = {});
 
 // Writes DIR/batch.json (`batch`: lesson, shard, options, students) and, from the
 // students' folders it names, the gradebook and the summary (batch_class.cpp).

@@ -22,11 +22,12 @@ namespace grader {
 struct review_options {
   std::filesystem::path out;  // the batch's folder
   lang l = lang::en;
-  std::string reviewer;  // recorded in the review files
-  bool all = false;      // also the parts already decided
-  bool list = false;     // print the queue and stop
-  bool remark = true;    // mark the reviewed students again
-  bool keys = false;     // the input is a terminal: single keys, no Enter
+  std::string reviewer;         // recorded in the review files
+  bool all = false;             // also the parts already decided
+  bool list = false;            // print the queue and stop
+  bool remark = true;           // mark the reviewed students again
+  bool keys = false;            // the input is a terminal: single keys, no Enter
+  std::filesystem::path trees;  // the re-mark's grading trees (default: the batch's OUT/.trees)
 };
 
 // Returns the exit code: 0 (reviewed, or nothing to review), 2 (no batch in `out`).

@@ -114,6 +114,20 @@ struct compute_process {
       pid = -1;
     }
   }
+  // Ends a process that answered in protocol as the judge's own exit would: its requests
+  // end (EOF), so serve() returns and the sandbox around it clears what the student's code
+  // left running (grader-confine cannot, once killed); killed after 2 s all the same.
+  void finish() {
+    close_pipes();
+    for (int i = 0; pid > 0 && i < 2000; ++i) {
+      if (waitpid(pid, nullptr, WNOHANG) == pid) {
+        pid = -1;
+        return;
+      }
+      usleep(1000);
+    }
+    stop();
+  }
 };
 
 compute_process& current() {
@@ -252,7 +266,7 @@ void call(const char* function, const std::vector<std::int64_t>& ints,
   const bool measured = alloc_scope_open();
   memory_watch watch;
   if (measured) {
-    p.stop();
+    p.finish();
     start(p, true);
     ping(p);
     watch.start(p.pid);
@@ -298,7 +312,7 @@ void call(const char* function, const std::vector<std::int64_t>& ints,
     std::string why;
     const std::uint64_t peak = watch.peak_above(p.pid, why);
     if (!why.empty()) {
-      p.stop();
+      p.finish();
       throw compute_failed(std::string(protocol::compute_failure_prefix) +
                            "hid its memory from the judge's measure (" + why + ")");
     }

@@ -346,6 +346,14 @@ inline void on_access(const void* address, unsigned size, bool write, const void
   bad_global(a, size, write, pc);
 }
 
+// How many distinct values the first n of `v` hold, which it leaves sorted and unique at
+// the front. Lanes mostly go up in address (coalesced, strided, a broadcast), so the sort
+// is skipped when they are in order already (the profile's 7-8 % of a matmul suite).
+std::size_t distinct_count(uintptr_t* v, int n) {
+  if (!std::is_sorted(v, v + n)) std::sort(v, v + n);
+  return static_cast<std::size_t>(std::unique(v, v + n) - v);
+}
+
 // Stats of one finished request.
 void account(const request_group& g, launch_counters& c) {
   uintptr_t keys[128];
@@ -357,12 +365,10 @@ void account(const request_group& g, launch_counters& c) {
       keys[k++] = s0;
       if (s1 != s0) keys[k++] = s1;
     }
-    std::sort(keys, keys + k);
-    const uint64_t sectors = std::unique(keys, keys + k) - keys;
+    const uint64_t sectors = distinct_count(keys, k);
     uintptr_t addr[32];
     std::copy(g.address, g.address + g.n, addr);
-    std::sort(addr, addr + g.n);
-    const uint64_t distinct = std::unique(addr, addr + g.n) - addr;
+    const uint64_t distinct = distinct_count(addr, g.n);
     const uint64_t ideal = (distinct * g.size + 31) / 32;
     // Bytes the lanes asked for (a broadcast's 32 times): the labs compare these
     // between kernels; the memory traffic is the sectors.
@@ -393,8 +399,7 @@ void account(const request_group& g, launch_counters& c) {
   for (int i = 0; i < g.n; ++i)
     for (uintptr_t w = g.address[i] >> 2; w <= (g.address[i] + g.size - 1) >> 2 && k < 128; ++w)
       keys[k++] = w;
-  std::sort(keys, keys + k);
-  k = static_cast<int>(std::unique(keys, keys + k) - keys);
+  k = static_cast<int>(distinct_count(keys, k));
   uint32_t per_bank[32] = {};
   uint64_t wavefronts = 1;
   for (int i = 0; i < k; ++i) wavefronts = std::max<uint64_t>(wavefronts, ++per_bank[keys[i] & 31]);

@@ -279,7 +279,7 @@ inline void on_access(const void* address, unsigned size, bool write, const void
   thread* th = emu.current;
   {  // local memory in use: g++ does not instrument a kernel's own local arrays, but
      // this frame lies below them on the thread's stack (plus ~1 KiB of the emulator's)
-    const uintptr_t top = emu.stacks_lo + (th->linear + 1) * emu.stack_slot;
+    const uintptr_t top = th->stack_top;
     uint64_t& deepest = emu.record->counters.max_thread_local_bytes;
     deepest =
         std::max<uint64_t>(deepest, top - reinterpret_cast<uintptr_t>(__builtin_frame_address(0)));
@@ -322,7 +322,7 @@ inline void on_access(const void* address, unsigned size, bool write, const void
     return;
   }
   if (a - emu.stacks_lo < emu.stacks_size) {  // local memory: the thread's own stack only
-    const uintptr_t top = emu.stacks_lo + (th->linear + 1) * emu.stack_slot;
+    const uintptr_t top = th->stack_top;
     if (a >= top || top - a > emu.stack_slot) bad_global(a, size, write, pc);
     return;
   }

@@ -23,6 +23,7 @@ struct thread {
   thread_state state = thread_state::runnable;
   uint32_t linear = 0, lane = 0, warp = 0;
   uint3 idx{};
+  uintptr_t stack_top = 0;  // where its fiber's stack starts (stack_top_of)
   uint32_t cursor = 0;  // next request group of its warp this thread may join
   bool exact = false;   // left the order of its warp's groups: match (pc, k) by search
   uint64_t global_reads = 0, global_writes = 0, shared_reads = 0, shared_writes = 0;
@@ -117,7 +118,7 @@ struct machine {
   size_t shared_size = 0;
   std::vector<shadow_word> shadow;
 
-  // Fiber stacks: one mapping, one slot per thread of a block.
+  // Fiber stacks: one mapping, one slot per thread of a block (stack_top_of).
   uintptr_t stacks_lo = 0;
   size_t stacks_size = 0, stack_slot = 0;
   uint32_t stack_slots = 0;

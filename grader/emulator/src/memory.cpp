@@ -218,8 +218,7 @@ cudaError_t cudaMalloc(void** ptr, size_t bytes) {
     all.insert(std::lower_bound(all.begin(), all.end(), base,
                                 [](const allocation& al, uintptr_t x) { return al.base < x; }),
                {base, bytes, true});
-    emu.cache_lo = emu.cache_hi = 0;
-    emu.cache_shadow = nullptr;
+    emu.forget_allocations();
   }
   emu.bytes_in_use += bytes;
   emu.peak_bytes = std::max(emu.peak_bytes, emu.bytes_in_use);
@@ -243,8 +242,7 @@ cudaError_t cudaFree(void* ptr) {
   it->live = false;
   release_shadow(*it);
   emu.bytes_in_use -= it->size;
-  emu.cache_lo = emu.cache_hi = 0;
-  emu.cache_shadow = nullptr;
+  emu.forget_allocations();
   // Give the pages back; the range stays reserved, so later accesses are caught.
   const uintptr_t page = 4096, lo = (a + page - 1) & ~(page - 1), hi = (a + it->size) & ~(page - 1);
   if (hi > lo) madvise(reinterpret_cast<void*>(lo), hi - lo, MADV_DONTNEED);

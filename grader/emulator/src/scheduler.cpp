@@ -446,6 +446,7 @@ bool run_block(uint32_t n) {
     thread& th = emu.threads[t];
     th.state = thread_state::runnable;
     th.cursor = 0;
+    th.exact = false;
     th.global_reads = th.global_writes = th.shared_reads = th.shared_writes = 0;
     th.context.create(reinterpret_cast<void*>(th.stack_top),
                       th.stack_top - emu.stacks_lo - t * emu.stack_slot - 4096, fiber_main);
@@ -587,6 +588,7 @@ void launch(const launch_config& config, const char* name, void (*entry)(void*),
   emu.races.clear();
   emu.warned_static = false;
   emu.warned_mask = false;
+  emu.forget_allocations();  // check_races may have changed since: the shadows with it
   ++emu.launch_id;
   rec.schedule = g_options.schedule;
 

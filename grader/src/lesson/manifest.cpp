@@ -15,62 +15,62 @@
 
 namespace fs = std::filesystem;
 // Ordered, so the hints of an exercise's blanks keep the order the manifest gives them.
-using json = nlohmann::ordered_json;
+using ordered_json = nlohmann::ordered_json;
 
 namespace grader {
 namespace {
 
-[[noreturn]] void bad(const fs::path& file, const std::string& what) {
-  throw input_error(fmt::format("{}: {}", file.string(), what));
-}
-
-const json& field(const json& j, const char* name, const fs::path& file, const std::string& where) {
-  if (!j.is_object() || !j.contains(name)) bad(file, fmt::format("{} has no \"{}\"", where, name));
+const ordered_json& field(const ordered_json& j, const char* name, const fs::path& file,
+                          const std::string& where) {
+  if (!j.is_object() || !j.contains(name))
+    bad_input(file, fmt::format("{} has no \"{}\"", where, name));
   return j.at(name);
 }
 
-std::string get_string(const json& j, const char* name, const fs::path& file,
+std::string get_string(const ordered_json& j, const char* name, const fs::path& file,
                        const std::string& where) {
-  const json& v = field(j, name, file, where);
+  const ordered_json& v = field(j, name, file, where);
   if (!v.is_string() || v.get<std::string>().empty())
-    bad(file, fmt::format("{}.{} must be a non-empty string", where, name));
+    bad_input(file, fmt::format("{}.{} must be a non-empty string", where, name));
   return v.get<std::string>();
 }
 
-double get_number(const json& j, const char* name, const fs::path& file, const std::string& where) {
-  const json& v = field(j, name, file, where);
-  if (!v.is_number()) bad(file, fmt::format("{}.{} must be a number", where, name));
+double get_number(const ordered_json& j, const char* name, const fs::path& file,
+                  const std::string& where) {
+  const ordered_json& v = field(j, name, file, where);
+  if (!v.is_number()) bad_input(file, fmt::format("{}.{} must be a number", where, name));
   return v.get<double>();
 }
 
 // `v` as a text; `where` names it ("manifest.title") in the error.
-text to_text(const json& v, const fs::path& file, const std::string& where) {
+text to_text(const ordered_json& v, const fs::path& file, const std::string& where) {
   auto is_text = [&](const char* l) { return v.contains(l) && v[l].is_string(); };
   if (!v.is_object() || !is_text("zh") || !is_text("en") || v.size() != 2)
-    bad(file, fmt::format("{} must have \"zh\" and \"en\" strings and nothing else", where));
+    bad_input(file, fmt::format("{} must have \"zh\" and \"en\" strings and nothing else", where));
   return text{v.at("zh").get<std::string>(), v.at("en").get<std::string>()};
 }
 
-text get_text(const json& j, const char* name, const fs::path& file, const std::string& where) {
+text get_text(const ordered_json& j, const char* name, const fs::path& file,
+              const std::string& where) {
   return to_text(field(j, name, file, where), file, fmt::format("{}.{}", where, name));
 }
 
 // Every key of `j` must be one of `known`: a misspelt key is an error, not ignored.
-void only_keys(const json& j, std::initializer_list<const char*> known, const fs::path& file,
-               const std::string& where) {
-  if (!j.is_object()) bad(file, fmt::format("{} must be an object", where));
+void only_keys(const ordered_json& j, std::initializer_list<const char*> known,
+               const fs::path& file, const std::string& where) {
+  if (!j.is_object()) bad_input(file, fmt::format("{} must be an object", where));
   for (const auto& [key, value] : j.items()) {
     bool ok = false;
     for (const char* k : known) ok |= key == k;
     if (!ok) {
       std::string list;
       for (const char* k : known) list += (list.empty() ? "" : ", ") + std::string(k);
-      bad(file, fmt::format("{} has an unknown key \"{}\" (known: {})", where, key, list));
+      bad_input(file, fmt::format("{} has an unknown key \"{}\" (known: {})", where, key, list));
     }
   }
 }
 
-text optional_text(const json& j, const char* name, const fs::path& file,
+text optional_text(const ordered_json& j, const char* name, const fs::path& file,
                    const std::string& where) {
   if (!j.contains(name)) return {};
   return get_text(j, name, file, where);
@@ -88,21 +88,21 @@ int hint_level(const Json& j, const char* name, int fallback, const std::string&
   return v.template get<int>();
 }
 
-int get_hint_level(const json& j, const char* name, int fallback, const fs::path& file,
+int get_hint_level(const ordered_json& j, const char* name, int fallback, const fs::path& file,
                    const std::string& where) {
   try {
     return hint_level(j, name, fallback, where);
   } catch (const input_error& e) {
-    bad(file, e.what());
+    bad_input(file, e.what());
   }
 }
 
-hint_ladder get_ladder(const json& j, const fs::path& file, const std::string& where) {
+hint_ladder get_ladder(const ordered_json& j, const fs::path& file, const std::string& where) {
   only_keys(j, {"levels", "release_level"}, file, where);
-  const json& levels = field(j, "levels", file, where);
+  const ordered_json& levels = field(j, "levels", file, where);
   if (!levels.is_array() || levels.empty() || levels.size() > max_hint_level)
-    bad(file, fmt::format("{}.levels must be a list of 1 to {} hints, level 1 first", where,
-                          max_hint_level));
+    bad_input(file, fmt::format("{}.levels must be a list of 1 to {} hints, level 1 first", where,
+                                max_hint_level));
   hint_ladder h;
   for (size_t i = 0; i < levels.size(); ++i)
     h.levels.push_back(to_text(levels[i], file, fmt::format("{}.levels[{}]", where, i)));
@@ -116,10 +116,11 @@ bool is_identifier(const std::string& s) {
                      [](unsigned char c) { return std::isalnum(c) || c == '_'; });
 }
 
-exercise_hints get_hints(const json& h, const exercise& ex, const fs::path& file,
+exercise_hints get_hints(const ordered_json& h, const exercise& ex, const fs::path& file,
                          const std::string& where) {
   if (h.is_object() && (h.contains("zh") || h.contains("en")))
-    bad(file, where +
+    bad_input(file,
+              where +
                   " is a flat list per language, the old format: hints now come per blank, "
                   "in levels ({\"blanks\": {\"<blank>\": {\"levels\": [{\"zh\", \"en\"}, …]}}}, "
                   "docs/manifest.schema.json)");
@@ -128,15 +129,16 @@ exercise_hints get_hints(const json& h, const exercise& ex, const fs::path& file
   out.release_level = get_hint_level(h, "release_level", 0, file, where);
   if (h.contains("general")) out.general = get_ladder(h["general"], file, where + ".general");
   if (h.contains("blanks")) {
-    const json& blanks = h["blanks"];
+    const ordered_json& blanks = h["blanks"];
     if (!blanks.is_object())
-      bad(file, where + ".blanks must map each BLANK(name) of the exercise to its hints");
+      bad_input(file, where + ".blanks must map each BLANK(name) of the exercise to its hints");
     if (!ex.is_code() && !blanks.empty())
-      bad(file, where + ".blanks: an answers file has no BLANK(name)s; give it general hints");
+      bad_input(file,
+                where + ".blanks: an answers file has no BLANK(name)s; give it general hints");
     for (const auto& [name, ladder] : blanks.items()) {
       if (!is_identifier(name))
-        bad(file,
-            fmt::format("{}.blanks: \"{}\" is not a BLANK(name) (a C++ identifier)", where, name));
+        bad_input(file, fmt::format("{}.blanks: \"{}\" is not a BLANK(name) (a C++ identifier)",
+                                    where, name));
       out.blanks.emplace_back(name,
                               get_ladder(ladder, file, fmt::format("{}.blanks.{}", where, name)));
     }
@@ -250,7 +252,7 @@ course find_course_root(const fs::path& hint, const fs::path& start) {
 namespace {
 
 // The manifest's JSON, or why there is none: an unknown lesson names the known ones.
-json read_manifest_json(const course& c, const std::string& lesson, const fs::path& file) {
+ordered_json read_manifest_json(const course& c, const std::string& lesson, const fs::path& file) {
   std::ifstream in(file);
   if (!in) {
     const auto known = c.lessons();
@@ -260,31 +262,33 @@ json read_manifest_json(const course& c, const std::string& lesson, const fs::pa
         fmt::format("no lesson '{}' (known: {})", lesson, list.empty() ? "none" : list));
   }
   try {
-    return json::parse(in);
-  } catch (const json::parse_error& e) {
-    bad(file, fmt::format("not valid JSON: {}", e.what()));
+    return ordered_json::parse(in);
+  } catch (const ordered_json::parse_error& e) {
+    bad_input(file, fmt::format("not valid JSON: {}", e.what()));
   }
 }
 
 // The lesson's own fields: its schema, name, title and default hint level.
-void read_header(const json& j, const std::string& lesson, const fs::path& file, manifest& m) {
+void read_header(const ordered_json& j, const std::string& lesson, const fs::path& file,
+                 manifest& m) {
   only_keys(j, {"schema", "lesson", "title", "notes", "hint_release_level", "exercises", "units"},
             file, "manifest");
   if (!j.contains("schema") || !j["schema"].is_number_integer() ||
       j["schema"].get<int>() != manifest_schema_version)
-    bad(file,
+    bad_input(
+        file,
         fmt::format(
             "manifest schema {} is not the {} this grader reads (docs/manifest.schema.json)",
             j.contains("schema") ? j["schema"].dump() : "(missing)", manifest_schema_version));
   m.lesson = get_string(j, "lesson", file, "manifest");
   if (m.lesson != lesson)
-    bad(file, fmt::format("\"lesson\" is \"{}\" but the folder is {}", m.lesson, lesson));
+    bad_input(file, fmt::format("\"lesson\" is \"{}\" but the folder is {}", m.lesson, lesson));
   m.title = get_text(j, "title", file, "manifest");
   m.hint_release_level =
       get_hint_level(j, "hint_release_level", default_hint_release_level, file, "manifest");
 }
 
-exercise read_exercise(const json& e, const fs::path& file) {
+exercise read_exercise(const ordered_json& e, const fs::path& file) {
   exercise ex;
   ex.id = get_string(e, "id", file, "exercise");
   const std::string where = "exercise " + ex.id;
@@ -292,29 +296,31 @@ exercise read_exercise(const json& e, const fs::path& file) {
   ex.file = get_string(e, "file", file, where);
   ex.kind = get_string(e, "kind", file, where);
   if (ex.kind != "cpp" && ex.kind != "cu" && ex.kind != "answers")
-    bad(file, fmt::format("{}: kind \"{}\" is not cpp, cu or answers", where, ex.kind));
+    bad_input(file, fmt::format("{}: kind \"{}\" is not cpp, cu or answers", where, ex.kind));
   if (ex.kind == "answers") ex.key = get_string(e, "key", file, where);
   ex.title = get_text(e, "title", file, where);
   if (e.contains("hints")) ex.hints = get_hints(e["hints"], ex, file, where + ".hints");
   if (e.contains("outside_blanks")) {
     const std::string policy = get_string(e, "outside_blanks", file, where);
     if (policy != "flag" && policy != "fail")
-      bad(file, fmt::format("{}: outside_blanks \"{}\" is not flag or fail", where, policy));
-    if (!ex.is_code()) bad(file, fmt::format("{}: outside_blanks is for code exercises", where));
+      bad_input(file, fmt::format("{}: outside_blanks \"{}\" is not flag or fail", where, policy));
+    if (!ex.is_code())
+      bad_input(file, fmt::format("{}: outside_blanks is for code exercises", where));
     ex.outside_blanks_fail = policy == "fail";
   }
   return ex;
 }
 
 // A rubric item of unit `where`: it must name an exercise of `m`.
-item read_item(const json& i, const manifest& m, const fs::path& file, const std::string& where) {
+item read_item(const ordered_json& i, const manifest& m, const fs::path& file,
+               const std::string& where) {
   item it;
   it.id = get_string(i, "id", file, where + " item");
   const std::string iw = where + " item " + it.id;
   only_keys(i, {"id", "exercise", "points", "title", "feedback"}, file, iw);
   it.exercise = get_string(i, "exercise", file, iw);
   if (!m.find_exercise(it.exercise))
-    bad(file, fmt::format("{}: no exercise \"{}\"", iw, it.exercise));
+    bad_input(file, fmt::format("{}: no exercise \"{}\"", iw, it.exercise));
   it.points = get_number(i, "points", file, iw);
   it.title = get_text(i, "title", file, iw);
   if (i.contains("feedback")) {
@@ -325,7 +331,7 @@ item read_item(const json& i, const manifest& m, const fs::path& file, const std
   return it;
 }
 
-veto read_veto(const json& v, const fs::path& file, const std::string& where) {
+veto read_veto(const ordered_json& v, const fs::path& file, const std::string& where) {
   veto ve;
   ve.id = get_string(v, "id", file, where + " veto");
   only_keys(v, {"id", "title", "explain"}, file, where + " veto " + ve.id);
@@ -335,7 +341,7 @@ veto read_veto(const json& v, const fs::path& file, const std::string& where) {
 }
 
 // A unit: its items, unique and adding up to max_score, and the vetoes it declares.
-unit read_unit(const json& u, const manifest& m, const fs::path& file) {
+unit read_unit(const ordered_json& u, const manifest& m, const fs::path& file) {
   unit un;
   un.id = get_string(u, "id", file, "unit");
   const std::string where = "unit " + un.id;
@@ -345,18 +351,18 @@ unit read_unit(const json& u, const manifest& m, const fs::path& file) {
   un.pass_line = get_number(u, "pass_line", file, where);
   std::set<std::string> ids;
   double total = 0;
-  for (const json& i : field(u, "items", file, where)) {
+  for (const ordered_json& i : field(u, "items", file, where)) {
     item it = read_item(i, m, file, where);
     if (!ids.insert(it.id).second)
-      bad(file, fmt::format("{}: item id {} appears twice", where, it.id));
+      bad_input(file, fmt::format("{}: item id {} appears twice", where, it.id));
     total += it.points;
     un.items.push_back(std::move(it));
   }
   if (std::abs(total - un.max_score) > 1e-9)
-    bad(file,
-        fmt::format("{}: items add up to {} points, max_score is {}", where, total, un.max_score));
+    bad_input(file, fmt::format("{}: items add up to {} points, max_score is {}", where, total,
+                                un.max_score));
   if (u.contains("vetoes"))
-    for (const json& v : u["vetoes"]) un.vetoes.push_back(read_veto(v, file, where));
+    for (const ordered_json& v : u["vetoes"]) un.vetoes.push_back(read_veto(v, file, where));
   return un;
 }
 
@@ -364,17 +370,17 @@ unit read_unit(const json& u, const manifest& m, const fs::path& file) {
 
 manifest load_manifest(const course& c, const std::string& lesson) {
   const fs::path file = c.manifest_path(lesson);
-  const json j = read_manifest_json(c, lesson, file);
+  const ordered_json j = read_manifest_json(c, lesson, file);
   manifest m;
   read_header(j, lesson, file, m);
-  for (const json& e : field(j, "exercises", file, "manifest")) {
+  for (const ordered_json& e : field(j, "exercises", file, "manifest")) {
     exercise ex = read_exercise(e, file);
-    if (m.find_exercise(ex.id)) bad(file, fmt::format("exercise id {} appears twice", ex.id));
+    if (m.find_exercise(ex.id)) bad_input(file, fmt::format("exercise id {} appears twice", ex.id));
     m.exercises.push_back(std::move(ex));
   }
-  for (const json& u : field(j, "units", file, "manifest"))
+  for (const ordered_json& u : field(j, "units", file, "manifest"))
     m.units.push_back(read_unit(u, m, file));
-  if (m.units.empty()) bad(file, "no units");
+  if (m.units.empty()) bad_input(file, "no units");
   return m;
 }
 

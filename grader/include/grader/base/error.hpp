@@ -3,6 +3,7 @@
 //   input_error:  a file the user wrote is malformed; the message names file:line.
 #pragma once
 
+#include <filesystem>
 #include <stdexcept>
 #include <string>
 
@@ -17,5 +18,10 @@ class input_error : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
 };
+
+// "file: what", as an input_error.
+[[noreturn]] inline void bad_input(const std::filesystem::path& file, const std::string& what) {
+  throw input_error(file.string() + ": " + what);
+}
 
 }  // namespace grader

@@ -24,8 +24,8 @@ struct thread {
   uint32_t linear = 0, lane = 0, warp = 0;
   uint3 idx{};
   uintptr_t stack_top = 0;  // where its fiber's stack starts (stack_top_of)
-  uint32_t cursor = 0;  // next request group of its warp this thread may join
-  bool exact = false;   // left the order of its warp's groups: match (pc, k) by search
+  uint32_t cursor = 0;      // next request group of its warp this thread may join
+  bool exact = false;       // left the order of its warp's groups: match (pc, k) by search
   uint64_t global_reads = 0, global_writes = 0, shared_reads = 0, shared_writes = 0;
   uint64_t warp_value = 0, warp_result = 0;  // shuffle operand and result
   int warp_arg = 0;

@@ -191,22 +191,28 @@ std::vector<std::string> confine_command(isolation level, const confinement& spe
   return {};
 }
 
+// Each level is probed once, when first asked about: where bubblewrap works, a grade
+// never starts grader-confine's probe (20 ms of every re-grade).
 std::string unavailable_reason(isolation level) {
-  static std::once_flag once;
+  static std::array<std::once_flag, 3> once;
   static std::array<std::string, 3> reasons;
-  std::call_once(once, [] {
-    if (!on_path("bwrap"))
-      reasons[2] = "bubblewrap (bwrap) is not installed";
-    else if (!on_path("/usr/bin/prlimit"))
-      reasons[2] = "prlimit (util-linux) is not installed";
-    else if (const std::string why = probe(isolation::full); !why.empty())
-      reasons[2] = "bubblewrap cannot start a sandbox here (" + why + "; user namespaces blocked?)";
-    if (!fs::exists(confine_helper()))
-      reasons[1] = "grader-confine is not beside the grader (" + confine_helper().string() + ")";
-    else if (const std::string why = probe(isolation::restricted); !why.empty())
-      reasons[1] = "grader-confine cannot start here (" + why + ")";
+  const int i = static_cast<int>(level);
+  std::call_once(once[i], [level, &why = reasons[i]] {
+    if (level == isolation::full) {
+      if (!on_path("bwrap"))
+        why = "bubblewrap (bwrap) is not installed";
+      else if (!on_path("/usr/bin/prlimit"))
+        why = "prlimit (util-linux) is not installed";
+      else if (const std::string failed = probe(isolation::full); !failed.empty())
+        why = "bubblewrap cannot start a sandbox here (" + failed + "; user namespaces blocked?)";
+    } else if (level == isolation::restricted) {
+      if (!fs::exists(confine_helper()))
+        why = "grader-confine is not beside the grader (" + confine_helper().string() + ")";
+      else if (const std::string failed = probe(isolation::restricted); !failed.empty())
+        why = "grader-confine cannot start here (" + failed + ")";
+    }
   });
-  return reasons[static_cast<int>(level)];
+  return reasons[i];
 }
 
 std::string isolation_detail(isolation level) {

@@ -137,9 +137,11 @@ function(course_add_lesson lesson)
     target_link_libraries(${lesson}_${id}_code PRIVATE course_blank)
     if(kind STREQUAL "cu")
       course_cuda_sources(${lesson}_${id}_code PCH "${source}")
-      # Every exercise includes the blanks' header, and with it <stdexcept> and <string>:
-      # in the precompiled header, a re-grade no longer parses them (0.47 -> 0.2 s CPU).
-      target_precompile_headers(${lesson}_${id}_code PRIVATE <course/blank.hpp>)
+      if(NOT COURSE_CUDA)
+        # Every exercise includes the blanks' header: in the emulator's precompiled header
+        # too (a kernel file's compile, 0.43-0.52 s of CPU before, docs/benchmarks.md).
+        target_precompile_headers(${lesson}_${id}_code PRIVATE <course/blank.hpp>)
+      endif()
     else()
       target_sources(${lesson}_${id}_code PRIVATE "${source}")
       target_compile_options(${lesson}_${id}_code PRIVATE -O1)

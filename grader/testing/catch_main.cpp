@@ -97,8 +97,7 @@ class course_json_reporter : public Catch::StreamingReporterBase<course_json_rep
 
 // The name must equal protocol::reporter (Catch2's macro needs a literal).
 CATCH_REGISTER_REPORTER("course-json", course_json_reporter)
-// Named by the linker (course_testing's --undefined): no code refers to this file, and an
-// archive member that no one refers to would be left out, its registration with it.
+// Referred to from catch_impl.cpp, beside main(), so that the linker keeps this file.
 extern "C" {
 int course_json_reporter_anchor = 1;
 }

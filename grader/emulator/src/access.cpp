@@ -323,8 +323,8 @@ inline void on_access(const void* address, unsigned size, bool write, const void
     return;
   }
   if (a - emu.stacks_lo < emu.stacks_size) {  // local memory: the thread's own stack only
-    const uintptr_t top = th->stack_top;
-    if (a >= top || top - a > emu.stack_slot) bad_global(a, size, write, pc);
+    const uintptr_t slot = emu.stacks_lo + th->linear * emu.stack_slot;  // its guard page
+    if (a >= th->stack_top || a < slot) bad_global(a, size, write, pc);
     return;
   }
   if (a - emu.static_lo < emu.static_size) {  // __device__ and __constant__ variables

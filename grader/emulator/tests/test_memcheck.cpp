@@ -230,3 +230,17 @@ TEST_CASE("a per-thread local array shows in max_thread_local_bytes",
   CHECK(last().counters.max_thread_local_bytes >= 4096);
   CHECK(last().counters.max_thread_local_bytes < 8192);
 }
+
+TEST_CASE("reading another thread's local array is a memcheck error",
+          "[adversarial][memcheck][locals]") {
+  // Local memory is private to its thread on a GPU; here each fiber's stack is in one
+  // mapping, so the check is by the thread's own slot, from its guard page to its top.
+  quiet q;
+  device_buffer<float> out(64);
+  adv_neighbour_local(out.ptr);
+  const auto& r = last();
+  CHECK(r.error == cudaErrorIllegalAddress);
+  REQUIRE(r.reports.size() == 1);
+  CHECK(r.reports[0].kind == cuda_emu::report_kind::memcheck);
+  CHECK_THAT(r.reports[0].text, Catch::Contains("Invalid __global__ read of size 4 bytes"));
+}

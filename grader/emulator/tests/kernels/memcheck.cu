@@ -92,3 +92,17 @@ __global__ void adv_local_array_kernel(const float* in, float* out, int n) {
 void adv_local_array(const float* in, float* out, int n) {
   adv_local_array_kernel<<<1, 32>>>(in, out, n);
 }
+
+// Every thread publishes the address of a local array of its own; after the barrier each
+// reads its neighbour's (thread t reads thread t - 1's, on the stack just below its own).
+__global__ void adv_neighbour_local_kernel(float* out) {
+  __shared__ volatile float* published[64];
+  volatile float mine[4] = {1.0f, 2.0f, 3.0f, float(threadIdx.x)};
+  published[threadIdx.x] = mine;
+  __syncthreads();
+  out[threadIdx.x] = published[(threadIdx.x + 63) % 64][3];
+  __syncthreads();  // the neighbour's frame is still there while it is read
+}
+void adv_neighbour_local(float* out) {
+  adv_neighbour_local_kernel<<<1, 64>>>(out);
+}

@@ -13,3 +13,4 @@ void adv_write_far_below(float* out, long offset_floats);       // out[t - offse
 void adv_atomic_count(int* counter, long offset, int threads);  // atomicAdd(counter + offset, 1)
 void adv_device_scores(float* out);  // 64 threads fill a __device__ float[64 * 64]
 void adv_local_array(const float* in, float* out, int n);  // a local float[1024], n used
+void adv_neighbour_local(float* out);  // thread t reads a local array of thread t - 1

@@ -151,4 +151,113 @@ std::string terminal_text(std::string_view s) {
   return replaced_characters(s, terminal_control);
 }
 
+namespace {
+// The code point at s[i], and how many bytes it takes (a bad byte: itself, one byte).
+char32_t decode_at(std::string_view s, size_t i, int& len) {
+  const unsigned char c = s[i];
+  char32_t cp = c;
+  len = 1;
+  if (c >= 0xF0) {
+    cp = c & 0x07;
+    len = 4;
+  } else if (c >= 0xE0) {
+    cp = c & 0x0F;
+    len = 3;
+  } else if (c >= 0xC0) {
+    cp = c & 0x1F;
+    len = 2;
+  }
+  for (int k = 1; k < len && i + k < s.size(); ++k) cp = (cp << 6) | (s[i + k] & 0x3F);
+  return cp;
+}
+
+bool is_wide(char32_t cp) {
+  return (cp >= 0x1100 && cp <= 0x115F) || (cp >= 0x2E80 && cp <= 0xA4CF) ||
+         (cp >= 0xAC00 && cp <= 0xD7A3) || (cp >= 0xF900 && cp <= 0xFAFF) ||
+         (cp >= 0xFE30 && cp <= 0xFE4F) || (cp >= 0xFF00 && cp <= 0xFF60) ||
+         (cp >= 0xFFE0 && cp <= 0xFFE6) || (cp >= 0x20000 && cp <= 0x3FFFD);
+}
+
+// Combining marks and zero-width characters take no column.
+bool is_zero_width(char32_t cp) {
+  return (cp >= 0x0300 && cp <= 0x036F) || (cp >= 0x200B && cp <= 0x200F) || cp == 0xFE0F;
+}
+}  // namespace
+
+size_t display_width(std::string_view s) {
+  size_t w = 0;
+  for (size_t i = 0; i < s.size();) {
+    int len = 1;
+    const char32_t cp = decode_at(s, i, len);
+    i += len;
+    w += is_zero_width(cp) ? 0 : is_wide(cp) ? 2 : 1;
+  }
+  return w;
+}
+
+std::vector<std::string> wrap_text(std::string_view s, size_t rest_width, size_t first_width) {
+  rest_width = std::max<size_t>(rest_width, 8);
+  size_t width = first_width ? std::max<size_t>(first_width, 8) : rest_width;
+  // Pieces that may not be split: a run of narrow non-space characters (a word), or one
+  // wide character; a space between pieces is where a line may break.
+  struct piece {
+    std::string text;
+    size_t width = 0;
+    bool space_before = false, wide = false;
+  };
+  std::vector<piece> pieces;
+  bool space = false;
+  for (size_t i = 0; i < s.size();) {
+    int len = 1;
+    const char32_t cp = decode_at(s, i, len);
+    const std::string_view bytes = s.substr(i, len);
+    i += len;
+    if (cp == ' ' || cp == '\t') {
+      space = true;
+      continue;
+    }
+    const bool wide = is_wide(cp);
+    const size_t w = is_zero_width(cp) ? 0 : wide ? 2 : 1;
+    if (pieces.empty() || space || wide || pieces.back().wide)
+      pieces.push_back({std::string(bytes), w, space && !pieces.empty(), wide});
+    else
+      pieces.back().text += bytes, pieces.back().width += w;
+    space = false;
+  }
+  std::vector<std::string> lines(1);
+  size_t used = 0;
+  for (piece& p : pieces) {
+    const size_t gap = p.space_before && used > 0 ? 1 : 0;
+    if (used > 0 && used + gap + p.width > width) {
+      lines.emplace_back();
+      used = 0;
+      width = rest_width;
+    } else if (gap) {
+      lines.back() += ' ';
+      used += 1;
+    }
+    // A word longer than a line: cut it at the width, character by character.
+    while (p.width > width - used) {
+      std::string head;
+      size_t head_w = 0, i = 0;
+      for (int len = 1; i < p.text.size(); i += len) {
+        const char32_t cp = decode_at(p.text, i, len);
+        const size_t w = is_zero_width(cp) ? 0 : is_wide(cp) ? 2 : 1;
+        if (used + head_w + w > width) break;
+        head_w += w;
+      }
+      if (i == 0) break;  // not even one character fits a fresh line: keep it whole
+      lines.back() += p.text.substr(0, i);
+      lines.emplace_back();
+      used = 0;
+      width = rest_width;
+      p.text.erase(0, i);
+      p.width -= head_w;
+    }
+    lines.back() += p.text;
+    used += p.width;
+  }
+  return lines;
+}
+
 }  // namespace grader

@@ -102,6 +102,29 @@ void unit_report::finish() {
   passed = score >= pass_line - 1e-9 && !vetoed;
 }
 
+int report::units_passed() const {
+  return static_cast<int>(std::count_if(units.begin(), units.end(),
+                                        [](const unit_report& u) { return u.passed; }));
+}
+
+const char* to_string(blank_status s) {
+  switch (s) {
+    case blank_status::empty:
+      return "empty";
+    case blank_status::pass:
+      return "pass";
+    case blank_status::fail:
+      return "fail";
+    case blank_status::waiting:
+      return "waiting";
+    case blank_status::filled:
+      return "filled";
+    case blank_status::error:
+      return "error";
+  }
+  return "?";
+}
+
 bool report::passed() const {
   for (const auto& u : units)
     if (!u.passed) return false;

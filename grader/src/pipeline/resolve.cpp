@@ -177,13 +177,52 @@ staged_submission stage_submission(const manifest& m, const fs::path& dir, const
   return out;
 }
 
+namespace {
+
+// The given file's blanks, each placed in the student's file: an empty one where it still is,
+// a filled one at the first line (after the previous blank's) that starts like the given
+// line before its BLANK(, e.g. "const float scale =".
+std::vector<blank> place_blanks(const std::string& given, const std::string& student,
+                                const std::vector<blank>& still_empty) {
+  const std::vector<std::string_view> given_lines = split_lines(given);
+  const std::vector<std::string_view> student_lines = split_lines(student);
+  std::vector<blank> out;
+  size_t from = 0;
+  for (blank b : find_blanks(given)) {
+    const auto empty = std::find_if(still_empty.begin(), still_empty.end(),
+                                    [&](const blank& e) { return e.name == b.name; });
+    if (empty != still_empty.end()) {
+      b.line = empty->line;
+    } else {
+      const std::string_view text = given_lines.at(static_cast<size_t>(b.line) - 1);
+      const std::string prefix(trim_ascii(text.substr(0, text.find("BLANK"))));
+      b.line = 0;
+      for (size_t i = from; prefix.size() >= 3 && i < student_lines.size(); ++i)
+        if (trim_ascii(student_lines[i]).starts_with(prefix)) {
+          b.line = static_cast<int>(i) + 1;
+          break;
+        }
+    }
+    if (b.line > 0) from = static_cast<size_t>(b.line);
+    out.push_back(b);
+  }
+  return out;
+}
+
+}  // namespace
+
 void inspect(const course& c, const manifest& m, resolved& what) {
   for (source_file& f : what.files) {
     if (!f.ex->is_code()) continue;
     const fs::path given = c.exercises_dir(m.lesson) / f.ex->file;
     std::error_code ec;
-    if (fs::is_regular_file(given, ec) && !fs::equivalent(given, f.path, ec))
-      f.outside_blanks = changes_outside_blanks(read_text(given), read_text(f.path));
+    f.given_blanks = f.blanks;
+    if (fs::is_regular_file(given, ec)) {
+      const std::string given_text = read_text(given), student_text = read_text(f.path);
+      f.given_blanks = place_blanks(given_text, student_text, f.blanks);
+      if (!fs::equivalent(given, f.path, ec))
+        f.outside_blanks = changes_outside_blanks(given_text, student_text);
+    }
     if (f.ex->kind == "cu") f.uninstrumented = uninstrumented_accesses(read_text(f.path));
   }
 }

@@ -46,6 +46,10 @@ test_runs run_tests(runner& r, const resolved& what, const build_result& built,
         if (it.exercise == f.ex->id) add(protocol::item_tag(it.id), true);
       for (const veto& v : u->vetoes) add(protocol::veto_tag(u->id, v.id), false);
     }
+    // The blanks' own tests (a verdict per blank), where the exercise has them. Only when
+    // the student practises: marking mode's judge cannot put the compute process's
+    // blanks in poison mode, and a mark needs the items alone.
+    if (b.compute_binary.empty()) add(std::string(protocol::blanks_tag), false);
     std::vector<std::string> tags;
     for (const auto& j : mine) tags.push_back(j.tag);
     unsigned cached_seed = 0;

@@ -375,7 +375,59 @@ report score_report(const manifest& m, const resolved& what, const build_result&
   in.overrides = std::move(overrides);
   for (const unit* u : what.units) rep.units.push_back(score_unit(m, *u, in, l));
   apply_source_findings(m, what, rep);
+  score_blanks(m, what, in, rep);
   return rep;
+}
+
+void score_blanks(const manifest& m, const resolved& what, const score_inputs& in, report& rep) {
+  for (const source_file& f : what.files) {
+    if (!f.ex->is_code()) continue;
+    // Every graded item of the exercise passes: each of its blanks is right as far as the
+    // tests can tell, whether or not a test judges it alone.
+    bool items_pass = true, any_item = false;
+    for (const unit_report& u : rep.units)
+      for (const item_result& it : u.items)
+        for (const unit& mu : m.units)
+          if (mu.id == u.id)
+            for (const item& mi : mu.items)
+              if (mi.id == it.id && mi.exercise == f.ex->id) {
+                any_item = true;
+                items_pass &= it.status == item_status::pass;
+              }
+    items_pass &= any_item;
+    const tag_run* own = find_run(in, f.ex->id, std::string(protocol::blanks_tag));
+    const bool built = !in.not_built.count(f.ex->id);
+    for (const blank& b : f.given_blanks.empty() ? f.blanks : f.given_blanks) {
+      blank_state st{f.ex->id, f.ex->file, b.name, b.line, blank_status::filled, {},
+                     hint_name(m, *f.ex, b.name)};
+      const bool empty = std::any_of(f.blanks.begin(), f.blanks.end(),
+                                     [&](const blank& e) { return e.name == b.name; });
+      const std::string tag = std::string(protocol::blank_tag_prefix) + b.name;
+      const test_record* rec = nullptr;
+      if (own)
+        for (const test_record& r : own->records)
+          if (std::find(r.tags.begin(), r.tags.end(), tag) != r.tags.end()) rec = &r;
+      if (empty) {
+        st.status = blank_status::empty;
+      } else if (!built) {
+        st.status = blank_status::error;
+        st.detail = trf(rep.language, "{} 无法编译", "{} does not compile", f.ex->file);
+      } else if (rec && rec->passed) {
+        st.status = blank_status::pass;
+      } else if (rec && !rec->blank.empty() && rec->blank != b.name) {
+        st.status = blank_status::waiting;
+        st.detail = rec->blank;
+      } else if (rec && !rec->failures.empty() &&
+                 rec->failures.front().kind != protocol::failure_kind::fatal) {
+        const test_failure& first = rec->failures.front();
+        st.status = blank_status::fail;
+        st.detail = first.message.empty() ? first.expression : first.message;
+      } else if (items_pass) {
+        st.status = blank_status::pass;
+      }
+      rep.blanks.push_back(std::move(st));
+    }
+  }
 }
 
 namespace {

@@ -6,6 +6,7 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace grader {
 
@@ -32,5 +33,13 @@ std::string one_line(std::string_view s);
 // open inline markup (\ ` * _ [ ] | ~ $) is escaped with a backslash, and so is a leading
 // one that could open a block (# + - = digits then . or ), a leading space).
 std::string markdown_text(std::string_view s);
+
+// Terminal columns a UTF-8 string takes (CJK and full-width characters take two).
+size_t display_width(std::string_view s);
+
+// `s` (one paragraph, no newlines) in lines of at most `width` columns: broken at spaces,
+// between two CJK characters, or inside a word longer than a line. Never an empty vector.
+// `first_width`, when given, is the first line's width (after a longer lead).
+std::vector<std::string> wrap_text(std::string_view s, size_t width, size_t first_width = 0);
 
 }  // namespace grader

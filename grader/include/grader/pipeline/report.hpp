@@ -107,6 +107,26 @@ struct gpu_section {
   std::vector<std::string> disagreements;
 };
 
+// One blank of a code exercise, as this grade sees it (issue 24): the student's loop shows
+// each blank's state, not only each rubric item's.
+enum class blank_status {
+  empty,    // BLANK(name) is still in the file
+  pass,     // its own tests pass, or every item of its exercise passes
+  fail,     // its own tests show it wrong: `detail` is the trace
+  waiting,  // filled, but its tests can see it only once `detail` (a blank) is filled
+  filled,   // filled; nothing judges it alone, and its exercise's items do not all pass yet
+  error,    // its exercise did not build, or its tests could not run
+};
+const char* to_string(blank_status s);
+
+struct blank_state {
+  std::string exercise, file, name;
+  int line = 0;  // in the student's file; 0 when it cannot be found
+  blank_status status = blank_status::empty;
+  std::string detail;
+  std::string hint;  // how `grader hint` names it (lesson/manifest.hpp: hint_name); "" if none
+};
+
 struct report {
   std::string lesson, title, submission;
   lang language = lang::en;
@@ -135,12 +155,16 @@ struct report {
   // (course/remote.hpp); the others' tests ran in the student's (sandboxed) process.
   std::vector<std::string> judged_apart;
   std::vector<unit_report> units;
+  // Every blank of every graded code exercise, in file order (practice and marking alike;
+  // only practice runs the blanks' own tests).
+  std::vector<blank_state> blanks;
   std::optional<gpu_section> gpu;  // --gpu: the GPU's checks and timings
   // Why nothing was graded (a missing file, a link, no sandbox), in a report written only so
   // that the files asked for (--json, --write) exist and say so: every item is an error.
   std::string not_graded;
 
   bool passed() const;
+  int units_passed() const;
 };
 
 }  // namespace grader

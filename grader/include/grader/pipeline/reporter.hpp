@@ -11,6 +11,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "grader/base/text.hpp"  // display_width, wrap_text
 #include "grader/pipeline/registry.hpp"
 #include "grader/pipeline/report.hpp"
 
@@ -54,10 +55,11 @@ std::vector<std::string> reporter_formats();
 // text: a table per unit, in the report's language (zh or en).
 std::string render_text(const report& r, bool color);
 // json: docs/report.schema.json. Top level: the first unit's fields (lesson,
-// score, max_score, pass_line, passed, vetoes, items), then every unit in "units".
+// score, max_score, pass_line, vetoes, items), the lesson's `passed`, then every unit in
+// "units" and every blank in "blanks".
 nlohmann::json to_json(const report& r);
-
-// Terminal columns a UTF-8 string takes (CJK characters take two).
-size_t display_width(std::string_view s);
+// The lesson's state in a few lines for a terminal (grader status, grader watch): a line
+// per unit, each code exercise's blanks, and the next step. `width`: the columns to fit.
+std::string render_status(const report& r, bool color, size_t width = 80);
 
 }  // namespace grader

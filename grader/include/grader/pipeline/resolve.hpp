@@ -22,6 +22,9 @@ struct source_file {
   // What inspect() read in the code, before anything is built; score turns it into verdicts.
   std::vector<outside_change> outside_blanks = {};  // edits outside the blanks, vs the given file
   std::vector<source_finding> uninstrumented = {};  // CUDA: accesses the emulator cannot count
+  // Every blank of the file the student was given, each with its line in the student's file
+  // (0 where the filled line cannot be found); `blanks` when no given file is known.
+  std::vector<blank> given_blanks = {};
 };
 
 struct resolved {

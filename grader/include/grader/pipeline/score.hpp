@@ -55,6 +55,11 @@ struct grade_facts {
 // Every edit outside the blanks is listed in the report either way.
 void apply_source_findings(const manifest& m, const resolved& what, report& rep);
 
+// Each blank of each graded code exercise (report::blanks): empty where the source still
+// has it, else its own [blank:<name>] test's verdict, else pass when every item of its
+// exercise passes, else filled (nothing judges it alone yet).
+void score_blanks(const manifest& m, const resolved& what, const score_inputs& in, report& rep);
+
 // The whole report: one unit report per graded unit, the exercises that did not build,
 // messages naming unfilled blanks and reused results, the source findings' verdicts, and
 // how it was graded.

@@ -103,6 +103,19 @@ nlohmann::json to_json(const report& r) {
   out["judged_apart"] = r.judged_apart;
   out["units"] = nlohmann::json::array();
   for (const auto& u : r.units) out["units"].push_back(unit_json(u, r));
+  // The lesson's verdict, not the first unit's: every unit graded passed (the exit code).
+  out["passed"] = r.passed();
+  out["units_passed"] = r.units_passed();
+  out["units_graded"] = r.units.size();
+  out["blanks"] = nlohmann::json::array();
+  for (const auto& b : r.blanks)
+    out["blanks"].push_back({{"exercise", b.exercise},
+                             {"file", b.file},
+                             {"name", b.name},
+                             {"line", b.line},
+                             {"status", to_string(b.status)},
+                             {"detail", b.detail},
+                             {"hint", b.hint}});
   if (r.gpu) out["gpu"] = to_json(*r.gpu);
   return out;
 }

@@ -1,4 +1,6 @@
-// The text format: a table per unit for people, in zh or en (see reporter.hpp).
+// The text format: a table per unit for people, in zh or en, that fits 80 columns (titles
+// and feedback wrapped, never padded past it), then a line per unit, each exercise's blanks
+// and the next step (see reporter.hpp). render_status is that ending alone.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -13,9 +15,41 @@
 namespace grader {
 namespace {
 
+constexpr size_t kWidth = 80;
+
 std::string pad(const std::string& s, size_t width) {
   const size_t w = display_width(s);
   return w >= width ? s : s + std::string(width - w, ' ');
+}
+
+// Columns on screen: ANSI colour sequences take none.
+size_t visible_width(std::string_view s) {
+  std::string plain;
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (s[i] == '\033') {
+      while (i < s.size() && s[i] != 'm') ++i;
+      continue;
+    }
+    plain += s[i];
+  }
+  return display_width(plain);
+}
+
+// `text` (any number of lines) wrapped to kWidth: the first line of each paragraph after
+// `first`, the rest after `rest` (both indents of spaces, or a prefix of that width).
+std::string wrapped(std::string_view text, const std::string& first, size_t rest_indent) {
+  std::string out;
+  bool first_line = true;
+  for (std::string_view para : split_lines(text)) {
+    const std::string lead = first_line ? first : std::string(rest_indent, ' ');
+    const size_t lead_w = visible_width(lead);
+    const std::vector<std::string> lines =
+        wrap_text(terminal_text(para), kWidth - rest_indent, kWidth - std::min(lead_w, kWidth - 8));
+    for (size_t i = 0; i < lines.size(); ++i)
+      out += (i == 0 ? lead : std::string(rest_indent, ' ')) + lines[i] + "\n";
+    first_line = false;
+  }
+  return out;
 }
 
 std::string points_text(double x) {
@@ -33,32 +67,6 @@ class text_reporter final : public reporter {
 
 }  // namespace
 
-size_t display_width(std::string_view s) {
-  size_t w = 0;
-  for (size_t i = 0; i < s.size();) {
-    const unsigned char c = s[i];
-    char32_t cp = c;
-    int len = 1;
-    if (c >= 0xF0) {
-      cp = c & 0x07;
-      len = 4;
-    } else if (c >= 0xE0) {
-      cp = c & 0x0F;
-      len = 3;
-    } else if (c >= 0xC0) {
-      cp = c & 0x1F;
-      len = 2;
-    }
-    for (int k = 1; k < len && i + k < s.size(); ++k) cp = (cp << 6) | (s[i + k] & 0x3F);
-    i += len;
-    const bool wide = (cp >= 0x1100 && cp <= 0x115F) || (cp >= 0x2E80 && cp <= 0xA4CF) ||
-                      (cp >= 0xAC00 && cp <= 0xD7A3) || (cp >= 0xF900 && cp <= 0xFAFF) ||
-                      (cp >= 0xFE30 && cp <= 0xFE4F) || (cp >= 0xFF00 && cp <= 0xFF60) ||
-                      (cp >= 0xFFE0 && cp <= 0xFFE6);
-    w += wide ? 2 : 1;
-  }
-  return w;
-}
 
 namespace {
 // How a veto stands, after its title: provisional, lifted, or a reviewer's decision.
@@ -73,9 +81,6 @@ std::string veto_state(const veto_result& v, lang l) {
               " (provisional: found in free text only; needs review)");
   return "";
 }
-}  // namespace
-
-namespace {
 
 // ANSI colour for a terminal, or the text as it is.
 struct painter {
@@ -88,38 +93,39 @@ struct painter {
 // The title, the submission, the seed, the review, and how it was isolated and judged.
 std::string header_text(const report& r, const painter& paint) {
   const lang l = r.language;
-  std::string out =
-      fmt::format("{}\n{} {}\n{} {}\n", paint(r.title, "1"), tr(l, "提交：", "Submission:"),
-                  terminal_text(r.submission), tr(l, "随机种子：", "Seed:"),
-                  trf(l, "{}（用 --seed {} 复现同样的测试输入）",
-                      "{} (--seed {} reproduces the test inputs)", r.seed, r.seed));
+  std::string out = paint(r.title, "1") + "\n";
+  out += wrapped(tr(l, "提交：", "Submission:") + std::string(" ") + terminal_text(r.submission),
+                 "", 2);
+  out += wrapped(tr(l, "随机种子：", "Seed:") + std::string(" ") +
+                     trf(l, "{}（用 --seed {} 复现同样的测试输入）",
+                         "{} (--seed {} reproduces the test inputs)", r.seed, r.seed),
+                 "", 2);
   if (!r.review_file.empty())
-    out += fmt::format("{} {}\n", tr(l, "教师复核：", "Review:"), r.review_file);
+    out += wrapped(fmt::format("{} {}", tr(l, "教师复核：", "Review:"), r.review_file), "", 2);
   if (r.isolation.starts_with("none"))
-    out += fmt::format("{} {}\n", paint(tr(l, "隔离：无", "Isolation: none"), "33"),
-                       trf(l, "（{}）：学生代码以评分器的权限运行",
-                           "({}): the student's code ran with "
-                           "the grader's rights",
-                           r.isolation.substr(r.isolation.find(':') + 2)));
+    out += wrapped(trf(l, "（{}）：学生代码以评分器的权限运行",
+                       "({}): the student's code ran with the grader's rights",
+                       r.isolation.substr(r.isolation.find(':') + 2)),
+                   paint(tr(l, "隔离：无", "Isolation: none"), "33") + " ", 2);
   if (r.isolation_level == "restricted")
-    out +=
-        fmt::format("{} {}\n", paint(tr(l, "隔离：受限", "Isolation: restricted"), "33"),
-                    trf(l, "（没有用户命名空间，用的是后备沙箱：{}）",
-                        "(no user namespaces here; the fallback sandbox: {})", r.isolation_detail));
+    out += wrapped(trf(l, "（没有用户命名空间，用的是后备沙箱：{}）",
+                       "(no user namespaces here; the fallback sandbox: {})", r.isolation_detail),
+                   paint(tr(l, "隔离：受限", "Isolation: restricted"), "33") + " ", 2);
   if (!r.judged_apart.empty()) {
     std::string apart;
     for (const auto& f : r.judged_apart) apart += (apart.empty() ? "" : ", ") + f;
-    out += fmt::format("{} {}\n", tr(l, "评分方式：", "Marking:"),
-                       trf(l, "{} 的结果由不含学生代码的独立进程判定",
-                           "{}: judged by a separate process with no student code", apart));
+    out += wrapped(trf(l, "{} 的结果由不含学生代码的独立进程判定",
+                       "{}: judged by a separate process with no student code", apart),
+                   tr(l, "评分方式：", "Marking:") + std::string(" "), 2);
   }
   if (!r.ignored_files.empty()) {
     std::string list;
     for (const auto& f : r.ignored_files) list += (list.empty() ? "" : ", ") + one_line(f);
-    out += fmt::format("{} {}\n",
-                       tr(l, "忽略（清单中没有的文件，未读取）：",
-                          "Ignored (not named by the manifest, never read):"),
-                       list);
+    out += wrapped(list,
+                   tr(l, "忽略（清单中没有的文件，未读取）：",
+                      "Ignored (not named by the manifest, never read):") +
+                       std::string(" "),
+                   2);
   }
   return out;
 }
@@ -135,11 +141,13 @@ std::string outside_blanks_text(const report& r, const painter& paint) {
   const size_t shown = std::min<size_t>(r.outside_blanks.size(), 8);
   for (size_t i = 0; i < shown; ++i) {
     const auto& e = r.outside_blanks[i];
-    out += fmt::format("    {}:{}  {}  {}\n", e.file, e.change.line,
-                       e.change.kind == "added" ? tr(l, "新增", "added")
-                                                : tr(l, "练习的这一行被改动或删除",
-                                                     "the exercise's line, changed or removed"),
-                       one_line(trim_ascii(e.change.text)));
+    out += wrapped(fmt::format("{}:{}  {}  {}", e.file, e.change.line,
+                               e.change.kind == "added"
+                                   ? tr(l, "新增", "added")
+                                   : tr(l, "练习的这一行被改动或删除",
+                                        "the exercise's line, changed or removed"),
+                               one_line(trim_ascii(e.change.text))),
+                   "    ", 6);
   }
   if (shown < r.outside_blanks.size())
     out +=
@@ -151,33 +159,31 @@ std::string outside_blanks_text(const report& r, const painter& paint) {
 std::string notes_text(const report& r) {
   const lang l = r.language;
   std::string out;
-  for (const auto& m : r.messages) {
-    out += "\n";
-    for (std::string_view line : split_lines(m)) out += fmt::format("  {}\n", terminal_text(line));
-  }
+  for (const auto& m : r.messages) out += "\n" + wrapped(m, "  ", 4);
   if (!r.reused.empty()) {
     std::string list;
     for (const auto& f : r.reused) list += (list.empty() ? "" : ", ") + f;
-    out += "\n  " +
-           trf(l, "未改动，沿用上次（同一种子）的测试结果：{}（--fresh 重新运行）",
-               "Unchanged, so the last grade's results (same seed) are reused: {} (--fresh re-runs "
-               "them)",
-               list) +
-           "\n";
+    out += "\n" +
+           wrapped(trf(l, "未改动，沿用上次（同一种子）的测试结果：{}（--fresh 重新运行）",
+                       "Unchanged, so the last grade's results (same seed) are reused: {} "
+                       "(--fresh re-runs them)",
+                       list),
+                   "  ", 4);
   }
   for (const auto& b : r.build_failures) {
     out += "\n" + (b.timed_out ? trf(l, "  {} 没有在时限内编译完：\n",
                                      "  {} did not finish compiling in time:\n", b.file)
                                : trf(l, "  {} 编译失败：\n", "  {} does not compile:\n", b.file));
+    // A compiler's lines keep their own layout (carets under columns): not wrapped.
     for (std::string_view line : split_lines(b.diagnostics))
       out += fmt::format("  {}\n", terminal_text(line));
   }
   return out;
 }
 
-// One item's line, its feedback and its warnings.
-std::string item_text(const item_result& it, size_t id_w, size_t title_w, lang l,
-                      const painter& paint) {
+// One item: its mark, id, wrapped title and points on the first line(s), then its
+// feedback and warnings.
+std::string item_text(const item_result& it, size_t id_w, lang l, const painter& paint) {
   const bool later = it.status == item_status::at_submission;
   const char* mark = it.status == item_status::pass      ? "✓"
                      : it.status == item_status::partial ? "~"
@@ -187,23 +193,26 @@ std::string item_text(const item_result& it, size_t id_w, size_t title_w, lang l
                      : it.status == item_status::partial ? "33"
                      : later                             ? "36"
                                                          : "31";
-  const std::string flag = it.reviewed       ? tr(l, "  （已复核）", "  (reviewed)")
-                           : it.needs_review ? tr(l, "  （待人工复核）", "  (needs review)")
+  const std::string flag = it.reviewed       ? tr(l, "（已复核）", " (reviewed)")
+                           : it.needs_review ? tr(l, "（待人工复核）", " (needs review)")
                                              : "";
-  std::string out = fmt::format(
-      "  {} {}  {}  {:>5} / {:g}{}\n", paint(mark, code), pad(it.id, id_w), pad(it.title, title_w),
-      it.at_submission ? "-" : points_text(it.points), it.max_points, flag);
-  if (!it.feedback.empty())
-    for (std::string_view line : split_lines(it.feedback))
-      out += fmt::format("      {}\n", terminal_text(line));
-  for (const std::string& w : it.warnings) {
-    bool first = true;
-    for (std::string_view line : split_lines(w)) {
-      out += fmt::format("      {}{}\n", first ? paint(tr(l, "警告：", "warning: "), "33") : "",
-                         terminal_text(line));
-      first = false;
-    }
+  const std::string points =
+      fmt::format("{} / {:g}", it.at_submission ? "-" : points_text(it.points), it.max_points);
+  constexpr size_t kPoints = 9;  // "10.25 / 10" right-aligned in the last columns
+  const size_t title_col = 4 + id_w + 2;
+  const size_t title_w = kWidth - title_col - 1 - kPoints;
+  const std::vector<std::string> title = wrap_text(it.title + flag, title_w);
+  std::string out;
+  for (size_t i = 0; i < title.size(); ++i) {
+    const std::string left = i == 0 ? fmt::format("  {} {}  ", paint(mark, code), pad(it.id, id_w))
+                                    : std::string(title_col, ' ');
+    out += left + (i == 0 ? pad(title[i], title_w) + " " + fmt::format("{:>{}}", points, kPoints)
+                          : title[i]) +
+           "\n";
   }
+  if (!it.feedback.empty()) out += wrapped(it.feedback, "      ", 6);
+  for (const std::string& w : it.warnings)
+    out += wrapped(w, "      " + paint(tr(l, "警告：", "warning: "), "33"), 6);
   return out;
 }
 
@@ -212,48 +221,46 @@ std::string verdict_text(const unit_report& u, lang l, const painter& paint) {
   std::string out;
   if (!u.vetoes.empty()) {
     out += fmt::format("  {}\n", paint(tr(l, "一票否决：", "Vetoes:"), "31;1"));
-    for (const auto& v : u.vetoes)
-      out += fmt::format("    {} {} — {}{}\n      {}\n", v.applies() ? "✗" : "·", v.id, v.title,
-                         veto_state(v, l), one_line(v.reason));
+    for (const auto& v : u.vetoes) {
+      out += wrapped(fmt::format("{} — {}{}", v.id, v.title, veto_state(v, l)),
+                     std::string("    ") + (v.applies() ? "✗" : "·") + " ", 6);
+      out += wrapped(one_line(v.reason), "      ", 6);
+    }
   } else {
     out += fmt::format("  {}\n", tr(l, "一票否决：无", "Vetoes: none"));
   }
+  const std::string score = fmt::format("{} {} / {:g}   {} {:g}   ", tr(l, "得分", "Score"),
+                                        points_text(u.score), u.max_score,
+                                        tr(l, "通过线", "pass line"), u.pass_line);
   if (u.at_submission_points > 0) {  // a student release: the questions come later
     const std::string note =
         trf(l, "暂定：本地评了 {0:g} 分中的 {1:g} 分，{2:g} 分在提交时评",
             "provisional: {1:g} of {0:g} points graded here, {2:g} points graded at submission",
             u.max_score, u.max_score - u.at_submission_points, u.at_submission_points);
-    return out +
-           fmt::format("  {} {} / {:g}   {} {:g}   {}\n", tr(l, "得分", "Score"),
-                       points_text(u.score), u.max_score, tr(l, "通过线", "pass line"), u.pass_line,
-                       u.passed
-                           ? paint(note, "36;1")
-                           : paint("FAIL", "31;1") + tr(l, "（", " (") + note + tr(l, "）", ")"));
+    return out + wrapped(u.passed ? note : std::string("FAIL") + tr(l, "（", " (") + note + tr(l, "）", ")"),
+                         "  " + score, 4);
   }
-  const std::string verdict = u.passed ? paint("PASS", "32;1") : paint("FAIL", "31;1");
-  return out + fmt::format("  {} {} / {:g}   {} {:g}   {}{}\n", tr(l, "得分", "Score"),
-                           points_text(u.score), u.max_score, tr(l, "通过线", "pass line"),
-                           u.pass_line, verdict,
-                           u.provisional ? tr(l, "（暂定：有待人工复核的部分）",
-                                              " (provisional: parts wait for review)")
-                                         : "");
+  const std::string provisional =
+      u.provisional ? tr(l, "（暂定：有待人工复核的部分）", " (provisional: parts wait for review)")
+                    : "";
+  return out + "  " + score + (u.passed ? paint("PASS", "32;1") : paint("FAIL", "31;1")) +
+         provisional + "\n";
 }
 
 std::string unit_text(const unit_report& u, lang l, const painter& paint) {
   std::string out = fmt::format("\n{}\n", paint(u.title, "1"));
-  size_t id_w = 0, title_w = 0;
-  for (const auto& it : u.items) {
-    id_w = std::max(id_w, display_width(it.id));
-    title_w = std::max(title_w, display_width(it.title));
-  }
-  for (const auto& it : u.items) out += item_text(it, id_w, title_w, l, paint);
+  size_t id_w = 0;
+  for (const auto& it : u.items) id_w = std::max(id_w, display_width(it.id));
+  id_w = std::min<size_t>(id_w, 24);
+  for (const auto& it : u.items) out += item_text(it, id_w, l, paint);
   return out + verdict_text(u, l, paint);
 }
 
 std::string timings_text(const std::vector<gpu_timing>& timings, lang l) {
-  std::string out = fmt::format("  {:<26} {:<14} {:>10} {:>12} {:>22}\n", tr(l, "kernel", "kernel"),
-                                tr(l, "规模", "size"), "ms", tr(l, "相对参考解", "vs solution"),
-                                tr(l, "相对基线", "vs baseline"));
+  // 2 + 24 + 1 + 12 + 1 + 9 + 1 + 7 + 1 + 22 = 80 columns.
+  std::string out = fmt::format("  {:<24} {:<12} {:>9} {:>7} {}\n", "kernel",
+                                pad(tr(l, "规模", "size"), 12), "ms",
+                                tr(l, "比参考解", "vs sol."), tr(l, "相对基线", "vs baseline"));
   for (const auto& t : timings) {
     const std::string vs_solution =
         t.ms > 0 && t.solution_ms > 0 ? fmt::format("{:.2f}x", t.ms / t.solution_ms) : "-";
@@ -261,11 +268,163 @@ std::string timings_text(const std::vector<gpu_timing>& timings, lang l) {
     if (t.ms > 0 && t.baseline_ms > 0)
       vs_base = t.baseline == "cublas_sgemm"
                     ? fmt::format("{:.0f}% of cuBLAS", 100.0 * t.baseline_ms / t.ms)
-                    : fmt::format("{:.2f}x faster than {}", t.baseline_ms / t.ms, t.baseline);
-    out += fmt::format(
-        "  {:<26} {:<14} {:>10} {:>12} {:>22}\n", terminal_text(t.kernel), terminal_text(t.size),
-        t.valid ? fmt::format("{:.3f}", t.ms) : tr(l, "结果错误", "wrong"), vs_solution, vs_base);
+                    : fmt::format("{:.2f}x {}", t.baseline_ms / t.ms, t.baseline);
+    out += fmt::format("  {:<24} {:<12} {:>9} {:>7} {}\n", terminal_text(t.kernel),
+                       terminal_text(t.size),
+                       t.valid ? fmt::format("{:.3f}", t.ms) : tr(l, "结果错误", "wrong"),
+                       vs_solution, vs_base);
   }
+  return out;
+}
+
+// ---- The ending: a line per unit, the blanks, the next step (also `grader status`).
+
+const char* blank_mark(blank_status s) {
+  switch (s) {
+    case blank_status::pass:
+      return "✓";
+    case blank_status::fail:
+    case blank_status::error:
+      return "✗";
+    case blank_status::empty:
+      return "·";
+    case blank_status::waiting:
+    case blank_status::filled:
+      return "?";
+  }
+  return "?";
+}
+
+const char* blank_color(blank_status s) {
+  return s == blank_status::pass                                  ? "32"
+         : s == blank_status::fail || s == blank_status::error ? "31"
+                                                               : "33";
+}
+
+std::string blank_state_text(const blank_state& b, lang l) {
+  switch (b.status) {
+    case blank_status::empty:
+      return tr(l, "空着", "empty");
+    case blank_status::pass:
+      return tr(l, "对", "right");
+    case blank_status::fail:
+      return tr(l, "错", "wrong");
+    case blank_status::waiting:
+      return trf(l, "已填，等 `{}` 填好后判定", "filled; judged once `{}` is filled", b.detail);
+    case blank_status::filled:
+      return tr(l, "已填，所在练习还没全对", "filled; its exercise does not pass yet");
+    case blank_status::error:
+      return b.detail;
+  }
+  return {};
+}
+
+// The exercise files in report order, each with its blanks.
+std::vector<std::pair<std::string, std::vector<const blank_state*>>> blanks_by_file(
+    const report& r) {
+  std::vector<std::pair<std::string, std::vector<const blank_state*>>> out;
+  for (const blank_state& b : r.blanks) {
+    if (out.empty() || out.back().first != b.file) out.push_back({b.file, {}});
+    out.back().second.push_back(&b);
+  }
+  return out;
+}
+
+std::string blanks_text(const report& r, const painter& paint) {
+  const lang l = r.language;
+  std::string out;
+  for (const auto& [file, blanks] : blanks_by_file(r)) {
+    // One line of marks per file, wrapped, then a line for each blank not yet right.
+    std::string marks;
+    for (const blank_state* b : blanks) marks += blank_mark(b->status) + (" " + b->name) + "  ";
+    size_t done = 0;
+    for (const blank_state* b : blanks) done += b->status == blank_status::pass;
+    const std::vector<std::string> lines = wrap_text(marks, kWidth - 4);
+    out += "  " + paint(file, "1") +
+           trf(l, "  {}/{} 个空已对", "  {}/{} blanks right", done, blanks.size()) + "\n";
+    for (const std::string& line : lines) {
+      // Colour each mark after wrapping, so that widths are measured without escapes.
+      std::string painted;
+      for (size_t i = 0; i < line.size();) {
+        int len = 1;
+        const unsigned char c = line[i];
+        len = c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : c >= 0xC0 ? 2 : 1;
+        const std::string ch = line.substr(i, len);
+        const blank_state* owner = nullptr;
+        if (ch == "✓" || ch == "✗" || ch == "·" || ch == "?")
+          for (const blank_state* b : blanks)
+            if (i + len + 1 + b->name.size() <= line.size() &&
+                line.compare(i + len + 1, b->name.size(), b->name) == 0 &&
+                std::string(blank_mark(b->status)) == ch)
+              owner = b;
+        painted += owner ? paint(ch, blank_color(owner->status)) : ch;
+        i += len;
+      }
+      out += "    " + painted + "\n";
+    }
+    for (const blank_state* b : blanks) {
+      if (b->status == blank_status::pass || b->status == blank_status::empty) continue;
+      const std::string where =
+          b->line > 0 ? trf(l, "（第 {} 行）", " (line {})", b->line) : std::string();
+      out += wrapped(b->status == blank_status::fail
+                         ? trf(l, "{}：{}", "{}: {}", blank_state_text(*b, l), b->detail)
+                         : blank_state_text(*b, l),
+                     "    " + paint(blank_mark(b->status), blank_color(b->status)) + " " + b->name +
+                         where + tr(l, "：", ": "),
+                     6);
+    }
+  }
+  return out;
+}
+
+// What to do next, in one or two lines: the first wrong blank, else the first empty
+// one, else the first failing item, else hand it in.
+std::string next_step(const report& r) {
+  const lang l = r.language;
+  auto hint = [&](const blank_state& b) {
+    return b.hint.empty() ? std::string()
+                          : trf(l, "；提示：grader hint {} {}", "; hint: grader hint {} {}",
+                                r.lesson, b.hint);
+  };
+  auto where = [&](const blank_state& b) {
+    return b.line > 0 ? trf(l, "{} 第 {} 行", "{} line {}", b.file, b.line) : b.file;
+  };
+  for (const blank_state& b : r.blanks)
+    if (b.status == blank_status::fail)
+      return trf(l, "改正空 `{}`（{}）{}", "fix blank `{}` ({}){}", b.name, where(b), hint(b));
+  for (const blank_state& b : r.blanks)
+    if (b.status == blank_status::empty)
+      return trf(l, "填空 `{}`（{}）{}", "fill in blank `{}` ({}){}", b.name, where(b), hint(b));
+  for (const unit_report& u : r.units)
+    for (const item_result& it : u.items)
+      if (it.status != item_status::pass && it.status != item_status::at_submission)
+        return trf(l, "{}：{} —— {}", "{}: {} — {}", u.title, it.id, it.title);
+  if (r.passed())
+    return tr(l, "全部通过：可以提交了", "every unit passes: hand it in");
+  for (const unit_report& u : r.units)
+    if (!u.passed) return trf(l, "{}：看上面的一票否决", "{}: see its vetoes above", u.title);
+  return {};
+}
+
+std::string ending_text(const report& r, const painter& paint, bool with_blanks) {
+  const lang l = r.language;
+  std::string out = "\n" + paint(tr(l, "小结", "Summary"), "1") + "\n";
+  size_t title_w = 0;
+  for (const auto& u : r.units) title_w = std::max(title_w, display_width(u.title));
+  title_w = std::min<size_t>(title_w, 40);
+  for (const auto& u : r.units) {
+    const std::string verdict = u.passed ? paint("PASS", "32;1") : paint("FAIL", "31;1");
+    const std::vector<std::string> title = wrap_text(u.title, title_w);
+    for (size_t i = 0; i + 1 < title.size(); ++i) out += "  " + title[i] + "\n";
+    out += fmt::format("  {}  {:>8}  {}{}\n", pad(title.back(), title_w),
+                       fmt::format("{} / {:g}", points_text(u.score), u.max_score), verdict,
+                       u.provisional ? tr(l, "（暂定）", " (provisional)") : "");
+  }
+  out += "  " + trf(l, "{}/{} 个单元通过", "{} of {} units pass", r.units_passed(), r.units.size()) +
+         "\n";
+  if (with_blanks && !r.blanks.empty()) out += "\n" + blanks_text(r, paint);
+  if (const std::string next = next_step(r); !next.empty())
+    out += "\n" + wrapped(next, paint(tr(l, "下一步：", "Next:"), "1;36") + " ", 6);
   return out;
 }
 
@@ -273,20 +432,21 @@ std::string timings_text(const std::vector<gpu_timing>& timings, lang l) {
 
 std::string render_text(const gpu_section& g, lang l) {
   std::string out = fmt::format("\n{} {} (sm_{})\n", tr(l, "GPU：", "GPU:"), g.device, g.arch);
-  for (const auto& m : g.messages)
-    for (std::string_view line : split_lines(m)) out += fmt::format("  {}\n", terminal_text(line));
+  for (const auto& m : g.messages) out += wrapped(m, "  ", 4);
   for (const auto& d : g.disagreements)
-    out += "  " +
-           trf(l, "模拟器与 GPU 结论不同（同一种子）：{}",
-               "the emulator and the GPU disagree (same seed): {}", d) +
-           "\n";
+    out += wrapped(trf(l, "模拟器与 GPU 结论不同（同一种子）：{}",
+                       "the emulator and the GPU disagree (same seed): {}", d),
+                   "  ", 4);
   for (const auto& c : g.checks)
-    out += fmt::format("  {} {}  {}{}\n",
-                       c.status == "pass"            ? "✓"
-                       : c.status == "emulator-only" ? "-"
-                       : c.status == "error"         ? "!"
-                                                     : "✗",
-                       c.item, c.status, c.feedback.empty() ? "" : ": " + one_line(c.feedback));
+    out += wrapped(fmt::format("{} {}{}", c.item, c.status,
+                               c.feedback.empty() ? "" : ": " + one_line(c.feedback)),
+                   std::string("  ") +
+                       (c.status == "pass"            ? "✓"
+                        : c.status == "emulator-only" ? "-"
+                        : c.status == "error"         ? "!"
+                                                      : "✗") +
+                       " ",
+                   4);
   if (!g.timings.empty()) out += timings_text(g.timings, l);
   return out;
 }
@@ -296,7 +456,22 @@ std::string render_text(const report& r, bool color) {
   std::string out = header_text(r, paint) + outside_blanks_text(r, paint) + notes_text(r);
   for (const auto& u : r.units) out += unit_text(u, r.language, paint);
   if (r.gpu) out += render_text(*r.gpu, r.language);
+  if (!r.units.empty()) out += ending_text(r, paint, true);
   return out;
+}
+
+std::string render_status(const report& r, bool color, size_t) {
+  const painter paint{color};
+  std::string out = paint(r.title, "1") + "\n";
+  out += wrapped(tr(r.language, "提交：", "Submission:") + std::string(" ") +
+                     terminal_text(r.submission),
+                 "", 2);
+  for (const auto& b : r.build_failures)
+    out += wrapped(trf(r.language, "{} 编译失败（grader {} 显示编译器的输出）",
+                       "{} does not compile (grader {} shows the compiler's lines)", b.file,
+                       r.lesson),
+                   "  " + paint("✗", "31") + " ", 4);
+  return out + ending_text(r, paint, true);
 }
 
 // `grader --format text` (reporter.hpp); the rank orders the list of formats.

@@ -4,6 +4,12 @@
 // running either throws course::unfilled_blank, so the tests fail with the blank's
 // name instead of crashing. The reporter also records the name in its own field
 // (course/protocol.hpp: field::blank), so the grader never reads it from a message.
+//
+// Poison mode (issue 24: a verdict per blank): a test that judges one blank at a time sets
+// course::blank_poison while it calls the student's code. An empty blank then yields a
+// quiet NaN (a float or double blank) or does nothing (a statement), and is recorded in
+// course::poisoned_blanks instead of stopping the function, so the blanks before it can
+// still be judged. Outside such a test (every rubric item's test) a blank throws.
 #pragma once
 
 // <exception>, not <stdexcept>: every exercise file includes this header, and <stdexcept>
@@ -24,6 +30,25 @@ namespace course {
 
 // The last blank that threw, for the test reporter; reset at each test case.
 inline const char* thrown_blank = nullptr;
+
+// Poison mode, and the empty blanks it met (names, in the order first met). Only
+// host-side C++ exercises use it; a kernel on the emulator never sees it set.
+inline bool blank_poison = false;
+struct poisoned_list {
+  const char* names[16] = {};
+  int count = 0;
+  COURSE_BLANK_UNCHECKED void add(const char* name) {
+    for (int i = 0; i < count; ++i)
+      if (names[i] == name || __builtin_strcmp(names[i], name) == 0) return;
+    if (count < 16) names[count++] = name;
+  }
+  bool has(const char* name) const {
+    for (int i = 0; i < count; ++i)
+      if (__builtin_strcmp(names[i], name) == 0) return true;
+    return false;
+  }
+};
+inline poisoned_list poisoned_blanks;
 
 class unfilled_blank : public std::exception {
  public:
@@ -57,31 +82,40 @@ class unfilled_blank : public std::exception {
 
 struct blank_value {
   const char* name;
-  // Converts to whatever the blank's context needs, then refuses at run time.
+  // A float or double blank: NaN in poison mode.
+  COURSE_BLANK_UNCHECKED operator float() const { return static_cast<float>(poison()); }
+  COURSE_BLANK_UNCHECKED operator double() const { return poison(); }
+  // Converts to whatever else the blank's context needs, then refuses at run time.
   template <class T>
   [[noreturn]] COURSE_BLANK_UNCHECKED operator T() const {
     throw unfilled_blank(name);
   }
+  COURSE_BLANK_UNCHECKED double poison() const {
+    if (!blank_poison) throw unfilled_blank(name);
+    poisoned_blanks.add(name);
+    return __builtin_nan("");
+  }
   // acc += BLANK(x) and friends compile too.
   template <class T>
   COURSE_BLANK_UNCHECKED friend T& operator+=(T& lhs, const blank_value& b) {
-    throw unfilled_blank(b.name);
+    b.poison();  // poison mode: recorded, lhs left as it was
     return lhs;
   }
   template <class T>
   COURSE_BLANK_UNCHECKED friend T& operator-=(T& lhs, const blank_value& b) {
-    throw unfilled_blank(b.name);
+    b.poison();  // poison mode: recorded, lhs left as it was
     return lhs;
   }
   template <class T>
   COURSE_BLANK_UNCHECKED friend T& operator*=(T& lhs, const blank_value& b) {
-    throw unfilled_blank(b.name);
+    b.poison();  // poison mode: recorded, lhs left as it was
     return lhs;
   }
 };
 
-[[noreturn]] COURSE_BLANK_UNCHECKED inline void unfilled(const char* name) {
-  throw unfilled_blank(name);
+COURSE_BLANK_UNCHECKED inline void unfilled(const char* name) {
+  if (!blank_poison) throw unfilled_blank(name);
+  poisoned_blanks.add(name);
 }
 
 }  // namespace course

@@ -56,6 +56,15 @@ inline std::string item_tag(std::string_view item) {
 inline std::string veto_tag(std::string_view unit, std::string_view veto) {
   return "[veto:" + std::string(unit) + ":" + std::string(veto) + "]";
 }
+// A verdict per blank (issue 24): a test that judges blank <name> alone carries
+// [blank:<name>] and [blanks]. The grader runs [blanks] once per exercise when a student
+// practises, and gives each blank its tests' verdict. Such a test that ran into another,
+// empty blank (field::blank names it) cannot judge its own yet: it waits for that one.
+inline constexpr std::string_view blanks_tag = "[blanks]";
+inline constexpr std::string_view blank_tag_prefix = "blank:";
+inline std::string blank_tag(std::string_view blank) {
+  return "[" + std::string(blank_tag_prefix) + std::string(blank) + "]";
+}
 // Tests that need the CPU emulator's counters; a GPU run skips them.
 inline constexpr std::string_view emulator_tag = "[emulator]";
 

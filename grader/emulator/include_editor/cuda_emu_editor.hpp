@@ -1,0 +1,107 @@
+// Editor-only shim, never compiled by the grader: clangd force-includes it into a .cu file
+// (cmake/course_editor.cmake) to parse the file as it is, <<<>>> launches included, in
+// clang's CUDA mode without a CUDA installation (-x cuda --cuda-host-only -nocudainc), with
+// the emulator's headers for CUDA's API as the grader compiles it (-include cuda_emu/cuda.hpp
+// and course/blank.hpp, the grading tree's precompiled header).
+//
+// In CUDA mode clang checks which side may call what, so everything the emulator and the
+// blanks declare is made __host__ __device__ (clang's force_cuda_host_device pragma), and
+// the qualifiers the emulator defines away (qualifiers.hpp) are clang's attributes. The C++
+// library stays host only, as under nvcc (constexpr functions, std::min and std::max
+// excepted), and so does a plain function of the file: a kernel that calls one is an error
+// here and under nvcc, though the emulator runs it. <cooperative_groups.h> and
+// <cooperative_groups/reduce.h> are wrapped the same way by the headers beside this one.
+#pragma once
+
+// CUDA's qualifiers as clang's attributes: first, for the wrappers clang puts before the C++
+// library's <algorithm> and <new> (device std::min, std::max, operator new), then for the
+// .cu file itself (below, after the emulator's headers have defined them away).
+#define __global__ __attribute__((global))
+#define __device__ __attribute__((device))
+#define __host__ __attribute__((host))
+#define __shared__ __attribute__((shared))
+#define __constant__ __attribute__((constant))
+#define __launch_bounds__(...) __attribute__((launch_bounds(__VA_ARGS__)))
+
+#if __has_include(<bits/exception.h>)
+// libstdc++: std::exception __host__ __device__, so that course::unfilled_blank::what()
+// (made __host__ __device__ below) still overrides it; <bits/c++config.h> first, whose
+// std::terminate the rest of <exception> declares again as a host function.
+#include <bits/c++config.h>
+#pragma clang force_cuda_host_device begin
+#include <bits/exception.h>
+#pragma clang force_cuda_host_device end
+#endif
+
+// Host only: the C library and the C++ library that the emulator's headers include. A
+// function declared __host__ __device__ could not be declared again as a host function by a
+// header the .cu file includes later (<iostream> does so for parts of <algorithm>).
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <exception>
+#include <limits>
+#include <new>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+
+// Host only: __syncthreads is also clang's device builtin, which a __host__ __device__
+// declaration could not overload.
+#include "cuda_emu/sync.hpp"
+
+// __host__ __device__: the C math library (expf, fmaxf, ..., which CUDA has on the device
+// too), the emulator's CUDA API and the blanks, with the qualifiers as the emulator defines
+// them.
+#pragma push_macro("__global__")
+#pragma push_macro("__device__")
+#pragma push_macro("__host__")
+#pragma push_macro("__shared__")
+#pragma push_macro("__constant__")
+#pragma push_macro("__launch_bounds__")
+#undef __global__
+#undef __device__
+#undef __host__
+#undef __shared__
+#undef __constant__
+#undef __launch_bounds__
+#pragma clang force_cuda_host_device begin
+#include <math.h>
+
+#include <cmath>
+
+#include "course/blank.hpp"
+#include "cuda_emu/cuda.hpp"
+#pragma clang force_cuda_host_device end
+#undef __global__
+#undef __device__
+#undef __host__
+#undef __shared__
+#undef __constant__
+#undef __launch_bounds__
+#pragma pop_macro("__global__")
+#pragma pop_macro("__device__")
+#pragma pop_macro("__host__")
+#pragma pop_macro("__shared__")
+#pragma pop_macro("__constant__")
+#pragma pop_macro("__launch_bounds__")
+
+// The device side of what stayed host only above, as CUDA declares it.
+__device__ void __syncwarp(unsigned mask = 0xffffffffu);
+extern "C" __device__ int printf(const char* format, ...);
+
+// What clang calls for kernel<<<grid, block, shared, stream>>>: the first for CUDA 9.2 and
+// later (clang 14 assumes 11.5 when it finds none), the second before.
+extern "C" unsigned __cudaPushCallConfiguration(dim3 grid, dim3 block, size_t shared = 0,
+                                                void* stream = nullptr);
+extern "C" cudaError_t cudaConfigureCall(dim3 grid, dim3 block, size_t shared = 0,
+                                         cudaStream_t stream = nullptr);

@@ -55,13 +55,13 @@
 #include <type_traits>
 #include <utility>
 
-// Host only: __syncthreads is also clang's device builtin, which a __host__ __device__
-// declaration could not overload.
+// Host only: __syncthreads is also clang's device builtin (declared again below), which a
+// __host__ __device__ declaration could not overload.
 #include "cuda_emu/sync.hpp"
 
 // __host__ __device__: the C math library (expf, fmaxf, ..., which CUDA has on the device
-// too), the emulator's CUDA API and the blanks, with the qualifiers as the emulator defines
-// them.
+// too), the emulator's CUDA API and the blanks, read with the qualifiers as the emulator
+// defines them; then the attributes again.
 #pragma push_macro("__global__")
 #pragma push_macro("__device__")
 #pragma push_macro("__host__")
@@ -82,12 +82,6 @@
 #include "course/blank.hpp"
 #include "cuda_emu/cuda.hpp"
 #pragma clang force_cuda_host_device end
-#undef __global__
-#undef __device__
-#undef __host__
-#undef __shared__
-#undef __constant__
-#undef __launch_bounds__
 #pragma pop_macro("__global__")
 #pragma pop_macro("__device__")
 #pragma pop_macro("__host__")
@@ -96,6 +90,7 @@
 #pragma pop_macro("__launch_bounds__")
 
 // The device side of what stayed host only above, as CUDA declares it.
+__device__ void __syncthreads();  // the builtin, which clangd's preamble would hide
 __device__ void __syncwarp(unsigned mask = 0xffffffffu);
 extern "C" __device__ int printf(const char* format, ...);
 

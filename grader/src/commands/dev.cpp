@@ -365,6 +365,52 @@ std::map<std::string, fs::path> write_mutant(check_context& cx, const mutant& mu
   return files;
 }
 
+// The blank whose solution region (BEGIN SOLUTION .. END SOLUTION) holds every line the
+// mutant changed in `file`, or "" when the change is outside the regions or spans several.
+std::string touched_blank(const std::string& solution, const std::string& changed) {
+  const std::vector<std::string_view> a = split_lines(solution), b = split_lines(changed);
+  size_t first = 0;
+  while (first < a.size() && first < b.size() && a[first] == b[first]) ++first;
+  size_t tail = 0;
+  while (tail < a.size() - first && tail < b.size() - first &&
+         a[a.size() - 1 - tail] == b[b.size() - 1 - tail])
+    ++tail;
+  const size_t last = a.size() - tail;  // solution lines [first, last) changed (or an insert)
+  int begin = -1;
+  std::string name;
+  for (size_t i = 0; i < a.size(); ++i) {
+    const std::string_view t = trim_ascii(a[i]);
+    if (t.starts_with("// BEGIN SOLUTION")) {
+      begin = static_cast<int>(i);
+      name.clear();
+    } else if (begin >= 0 && t.starts_with("// PROMPT") && name.empty()) {
+      const std::vector<blank> found = find_blanks(std::string(t.substr(9)));
+      if (found.size() == 1) name = found.front().name;
+    } else if (begin >= 0 && t.starts_with("// END SOLUTION")) {
+      if (static_cast<size_t>(begin) < first && last <= i) return name;
+      begin = -1;
+    }
+  }
+  return {};
+}
+
+// A mutant that changes one blank's answer: the report must name that blank as wrong, where
+// a test judges it alone (issue 24: a wrong blank is named with its trace).
+std::string blank_attribution(check_context& cx, const mutant& mu, const report& got) {
+  if (mu.changed.size() != 1) return {};
+  const std::string& file = *mu.changed.begin();
+  const auto solution = submission_files(cx.m(), cx.solutions());
+  const std::string name = touched_blank(read_text(solution.at(file)), mu.text.at(file));
+  if (name.empty()) return {};
+  for (const blank_state& b : got.blanks)
+    if (b.file == file && b.name == name) {
+      if (!b.judged_alone || b.status == blank_status::fail) return {};
+      return fmt::format("changes blank `{}` of {}, but the report says it is {}{}\n", name, file,
+                         to_string(b.status), b.detail.empty() ? "" : " (" + b.detail + ")");
+    }
+  return {};
+}
+
 verdict check_mutant(check_context& cx, const mutant& mu) {
   if (!mu.error.empty()) return {false, mu.error};
   const auto& spec = mu.spec;
@@ -394,6 +440,8 @@ verdict check_mutant(check_context& cx, const mutant& mu) {
                        : expect["provisional"].get<bool>() ? " (provisional)"
                                                            : " (not provisional)",
                        verdict_text(*u));
+  // Only where the mutant fails something: a correct rewrite of a blank names nothing.
+  if (!want_pass || !want_failed.empty()) why += blank_attribution(cx, mu, got);
   if (failed_builds(got) != want_builds)
     why += fmt::format("declared build failures: {}; got {}\n", join(want_builds),
                        join(failed_builds(got)));

@@ -397,6 +397,13 @@ void score_blanks(const manifest& m, const resolved& what, const score_inputs& i
     items_pass &= any_item;
     const tag_run* own = find_run(in, f.ex->id, std::string(protocol::blanks_tag));
     const bool built = !in.not_built.count(f.ex->id);
+    // The blanks' tests ended early (a crash, a sanitizer's report, a timeout): the first
+    // filled blank without a record is the one whose test was running.
+    const bool crashed =
+        own && (own->process.term_signal || own->process.exit_code == sanitizer_exit_code ||
+                own->process.timed_out || own->process.output_exceeded ||
+                own->process.memory_exceeded || own->process.processes_exceeded);
+    bool crash_told = false;
     for (const blank& b : f.given_blanks.empty() ? f.blanks : f.given_blanks) {
       blank_state st{f.ex->id, f.ex->file, b.name, b.line, blank_status::filled, {},
                      hint_name(m, *f.ex, b.name)};
@@ -407,6 +414,7 @@ void score_blanks(const manifest& m, const resolved& what, const score_inputs& i
       if (own)
         for (const test_record& r : own->records)
           if (std::find(r.tags.begin(), r.tags.end(), tag) != r.tags.end()) rec = &r;
+      st.judged_alone = rec != nullptr;
       if (empty) {
         st.status = blank_status::empty;
       } else if (!built) {
@@ -417,11 +425,21 @@ void score_blanks(const manifest& m, const resolved& what, const score_inputs& i
       } else if (rec && !rec->blank.empty() && rec->blank != b.name) {
         st.status = blank_status::waiting;
         st.detail = rec->blank;
-      } else if (rec && !rec->failures.empty() &&
-                 rec->failures.front().kind != protocol::failure_kind::fatal) {
+      } else if (rec && !rec->failures.empty()) {
         const test_failure& first = rec->failures.front();
         st.status = blank_status::fail;
         st.detail = first.message.empty() ? first.expression : first.message;
+        if (first.kind == protocol::failure_kind::fatal)  // a signal while its test ran
+          st.detail = trf(rep.language, "测试在判它时崩溃：{}", "its test crashed: {}", st.detail);
+      } else if (!rec && crashed && !crash_told) {
+        crash_told = true;
+        st.judged_alone = true;
+        st.status = blank_status::fail;
+        const std::string found = own->process.exit_code == sanitizer_exit_code
+                                      ? sanitizer_summary(own->process.output, f.ex->file)
+                                      : std::string();
+        st.detail = trf(rep.language, "测试在判它时中止：{}", "its test stopped: {}",
+                        found.empty() ? own->process.describe() : found);
       } else if (items_pass) {
         st.status = blank_status::pass;
       }

@@ -72,15 +72,17 @@ std::vector<call_case> draw_calls() {
   auto rng = course::test_rng("blanks");
   std::vector<call_case> out;
   std::normal_distribution<double> normal(0.0, 1.0);
-  const int shapes[][3] = {{4, 8, 16}, {3, 5, 3}, {1, 1, 1}, {6, 33, 8}, {2, 16, 64}};
+  const int shapes[][3] = {{4, 8, 16}, {3, 5, 3}, {1, 1, 1}, {6, 33, 8}, {2, 16, 64}, {4, 1, 2}};
   for (const auto& shape : shapes) {
     const int Br = shape[0], Bc = shape[1], d = shape[2], blocks = 4;
     std::vector<std::vector<double>> S(Br);
     for (int r = 0; r < Br; ++r)
       for (int j = 0; j < blocks * Bc; ++j) {
-        // Rows whose max rises from block to block, so that every call rescales.
+        // Rows whose max rises from block to block, so that every call rescales; one row
+        // far below zero and one far above (a max that starts at 0, not -inf, shows there).
         const double drift = (r % 2 == 0 ? 2.5 : 0.7) * (j / Bc);
-        S[r].push_back(static_cast<float>(drift + (r == 1 ? 30.0 : 1.5) * normal(rng)));
+        const double offset = r == 2 ? -1000.0 : r == 3 ? 1000.0 : 0.0;
+        S[r].push_back(static_cast<float>(offset + drift + (r == 1 ? 30.0 : 1.5) * normal(rng)));
       }
     const std::vector<float> V = course::random_matrix(rng, blocks * Bc, d, 1.0);
     std::vector<double> m(Br, -kInf), l(Br, 0.0), O(static_cast<size_t>(Br) * d, 0.0);

@@ -125,6 +125,7 @@ struct blank_state {
   blank_status status = blank_status::empty;
   std::string detail;
   std::string hint;  // how `grader hint` names it (lesson/manifest.hpp: hint_name); "" if none
+  bool judged_alone = false;  // a [blank:<name>] test ran on it (pass, fail or waiting)
 };
 
 struct report {

@@ -115,7 +115,8 @@ nlohmann::json to_json(const report& r) {
                              {"line", b.line},
                              {"status", to_string(b.status)},
                              {"detail", b.detail},
-                             {"hint", b.hint}});
+                             {"hint", b.hint},
+                             {"judged_alone", b.judged_alone}});
   if (r.gpu) out["gpu"] = to_json(*r.gpu);
   return out;
 }

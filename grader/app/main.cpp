@@ -4,6 +4,8 @@
 //   grader lesson13 --answers              grade solutions/lesson13/ (instructors)
 //   grader lesson13 --submission DIR       grade DIR's files (homework marking)
 //   grader lesson13 --json report.json     also write the report as JSON
+//   grader status lesson13                 each unit, each blank, and the next step
+//   grader watch lesson13                  re-grades on every save (Ctrl-C stops)
 //   grader hint lesson13 [blank] [--level N] hints, one blank and one level at a time
 //   grader lesson13 --format json          the report on stdout as JSON instead of text
 //   grader dev check [--only NAME] [--list] | dev sync | dev manifest   (instructors)
@@ -33,6 +35,8 @@ lang lang_from_env() {
 int dispatch(CLI::App& app, const cli::options& o, lang l) {
   const course c = find_course(o.root, fs::current_path());  // trees under our build dir
   if (*o.list || *o.hint || *o.dev) return cli::run_dev(c, o, l);
+  if (*o.status) return cli::run_status(c, o, l);
+  if (*o.watch) return cli::run_watch(c, o, l);
   if (*o.batch) return cli::run_batch(c, o, l);
   if (*o.review) return cli::run_review(c, o, l);
   if (o.lesson.empty()) {
@@ -49,6 +53,7 @@ int main(int argc, char** argv) {
                "grader"};
   cli::options o;
   cli::declare_grade(app, o);
+  cli::declare_watch(app, o);
   cli::declare_batch(app, o);
   cli::declare_dev(app, o);
   try {

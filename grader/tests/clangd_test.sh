@@ -87,7 +87,8 @@ json.dump([entry], open(out, "w"), indent=1)
 EOF
   if clangd_check "$copy" "$work/canary-$kind"; then
     bad "clangd found no error in a copy of $original with an undeclared identifier"
-  elif line="$(grep -m1 -E "^E\[.*'course_clangd_undeclared'" <<<"$log" | sed -E 's/^E\[[^]]*\] //')"; then
+  elif grep -qE "^E\[.*'course_clangd_undeclared'" <<<"$log"; then
+    line="$(grep -m1 -E "^E\[.*'course_clangd_undeclared'" <<<"$log" | sed -E 's/^E\[[^]]*\] //')"
     check "clangd: a broken copy of the $kind file $(basename "$original") fails ($line)" true
   else
     bad "clangd: a broken copy of $(basename "$original") fails, but not on the undeclared identifier: $first"

@@ -194,7 +194,10 @@ TEST_CASE("to_json has the documented fields, first unit on top and every unit i
                                          "at_submission_points",
                                          "mode",
                                          "ignored_files",
-                                         "judged_apart"});
+                                         "judged_apart",
+                                         "blanks",
+                                         "units_passed",
+                                         "units_graded"});
   CHECK(j["lesson"] == "lesson13");
   CHECK(j["unit"] == "exam");
   CHECK(j["score"].get<double>() == Approx(9.67));

@@ -1,6 +1,7 @@
 // The `grader` command line, declared per command (one file each: grade.cpp for the
-// lesson grade and `mark`, batch.cpp for `batch` and `review`, dev.cpp for `dev`, `hint`
-// and `list`), with the options several commands share declared once (options.cpp).
+// lesson grade and `mark`, watch.cpp for `status` and `watch`, batch.cpp for `batch` and
+// `review`, dev.cpp for `dev`, `hint` and `list`), with the options several commands share declared
+// once (options.cpp).
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -11,6 +12,7 @@
 #include "grader/base/i18n.hpp"
 #include "grader/commands/supervise.hpp"
 #include "grader/lesson/manifest.hpp"
+#include "grader/pipeline/report.hpp"
 
 namespace grader::cli {
 
@@ -42,6 +44,7 @@ struct options {
   supervise_options supervised;  // `dev supervise`, and where its JSON line goes
   std::string supervise_json;
   // The subcommands, to see which one was given.
+  CLI::App *status = nullptr, *watch = nullptr;  // `status`, `watch` (watch.cpp)
   CLI::App *mark = nullptr, *batch = nullptr, *review = nullptr, *hint = nullptr, *list = nullptr,
            *dev = nullptr, *check = nullptr, *sync = nullptr, *manifest = nullptr,
            *gradescope = nullptr, *release = nullptr, *supervise = nullptr;
@@ -74,7 +77,13 @@ std::vector<std::string> given_options(const CLI::App& cmd, const std::vector<st
 void declare_grade(CLI::App& app, options& o);  // the top level and `mark`
 void declare_batch(CLI::App& app, options& o);  // `batch` and `review`
 void declare_dev(CLI::App& app, options& o);    // `dev ...`, `hint`, `list`
+void declare_watch(CLI::App& app, options& o);  // `status` and `watch`
 int run_grade(const course& c, const options& o, lang l);
+int run_status(const course& c, const options& o, lang l);
+int run_watch(const course& c, const options& o, lang l);
+// A practice grade as `grader <lesson>` makes it (the options' files, seed, sandbox),
+// without printing: `grade`, `status` and `watch` share it. Throws cannot_grade.
+report grade_for(const course& c, const manifest& m, const options& o, lang l);
 int run_batch(const course& c, const options& o, lang l);
 int run_review(const course& c, const options& o, lang l);
 int run_dev(const course& c, const options& o, lang l);  // also `hint` and `list`

@@ -147,7 +147,9 @@ void set_request_options(const course& c, const manifest& m, const options& o, g
   if (!o.override_file.empty()) req.overrides = load_overrides(c, o.override_file, m);
 }
 
-int grade_and_report(const course& c, const manifest& m, const options& o, lang l) {
+}  // namespace
+
+report grade_for(const course& c, const manifest& m, const options& o, lang l) {
   grade_request req;
   const fs::path dir = o.answers              ? c.solutions_dir(o.lesson)
                        : o.submission.empty() ? c.exercises_dir(o.lesson)
@@ -178,7 +180,13 @@ int grade_and_report(const course& c, const manifest& m, const options& o, lang 
     for (auto& b : rep.build_failures) b.diagnostics = replaced(b.diagnostics, ours, theirs);
     for (auto& text : rep.messages) text = replaced(text, ours, theirs);
   }
+  return rep;
+}
 
+namespace {
+
+int grade_and_report(const course& c, const manifest& m, const options& o, lang l) {
+  const report rep = grade_for(c, m, o, l);
   const bool color = isatty(STDOUT_FILENO) && !std::getenv("NO_COLOR");
   make_reporter(o.format, {color})->write(rep, std::cout);
   std::cout << std::flush;

@@ -11,17 +11,14 @@
 // excepted), and so does a plain function of the file: a kernel that calls one is an error
 // here and under nvcc, though the emulator runs it. <cooperative_groups.h> and
 // <cooperative_groups/reduce.h> are wrapped the same way by the headers beside this one.
+//
+// clangd keeps what the file includes in a precompiled preamble, and before clang 20 that
+// merges two functions that differ only in __host__/__device__ into one (llvm/llvm-project
+// issue 106394), hence the order below. The one case left: clang declares the global
+// operator new and delete on both sides itself, so a `new` or `delete` expression in a .cu
+// file's host code gets a wrong error from clangd 14, or crashes it (no lab file has one;
+// std::vector works).
 #pragma once
-
-// CUDA's qualifiers as clang's attributes: first, for the wrappers clang puts before the C++
-// library's <algorithm> and <new> (device std::min, std::max, operator new), then for the
-// .cu file itself (below, after the emulator's headers have defined them away).
-#define __global__ __attribute__((global))
-#define __device__ __attribute__((device))
-#define __host__ __attribute__((host))
-#define __shared__ __attribute__((shared))
-#define __constant__ __attribute__((constant))
-#define __launch_bounds__(...) __attribute__((launch_bounds(__VA_ARGS__)))
 
 #if __has_include(<bits/exception.h>)
 // libstdc++: std::exception __host__ __device__, so that course::unfilled_blank::what()
@@ -33,13 +30,36 @@
 #pragma clang force_cuda_host_device end
 #endif
 
+// The C++ library's <new> alone (host only: clang declares the global operator new itself,
+// as a host function). clang's wrapper of <new> (its cuda_wrappers/ folder comes first) adds
+// a __device__ operator new and delete once __device__ is defined, and clangd's preamble
+// merges those with the host ones (a host `delete` then crashes clangd 14): its guard keeps
+// it out from here on.
+#include <new>
+#define __CLANG_CUDA_WRAPPERS_NEW
+
+// CUDA's qualifiers as clang's attributes: first, for clang's wrapper of <algorithm>
+// (__host__ __device__ std::min and std::max), then for the .cu file itself (below, after
+// the emulator's headers have defined them away).
+#define __global__ __attribute__((global))
+#define __device__ __attribute__((device))
+#define __host__ __attribute__((host))
+#define __shared__ __attribute__((shared))
+#define __constant__ __attribute__((constant))
+#define __launch_bounds__(...) __attribute__((launch_bounds(__VA_ARGS__)))
+
+// printf, abs, malloc ... on both sides, as CUDA has them (a __device__ declaration beside
+// the host one would be merged with it in clangd's preamble, and lost).
+#pragma clang force_cuda_host_device begin
+#include <stdio.h>
+#include <stdlib.h>
+#pragma clang force_cuda_host_device end
+
 // Host only: the C library and the C++ library that the emulator's headers include. A
 // function declared __host__ __device__ could not be declared again as a host function by a
 // header the .cu file includes later (<iostream> does so for parts of <algorithm>).
 #include <stddef.h>
 #include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include <algorithm>
@@ -50,7 +70,6 @@
 #include <cstring>
 #include <exception>
 #include <limits>
-#include <new>
 #include <tuple>
 #include <type_traits>
 #include <utility>
@@ -92,7 +111,6 @@
 // The device side of what stayed host only above, as CUDA declares it.
 __device__ void __syncthreads();  // the builtin, which clangd's preamble would hide
 __device__ void __syncwarp(unsigned mask = 0xffffffffu);
-extern "C" __device__ int printf(const char* format, ...);
 
 // What clang calls for kernel<<<grid, block, shared, stream>>>: the first for CUDA 9.2 and
 // later (clang 14 assumes 11.5 when it finds none), the second before.

@@ -203,38 +203,39 @@ std::vector<std::string> wrap_text(std::string_view s, size_t rest_width, size_t
   struct piece {
     std::string text;
     size_t width = 0;
-    bool space_before = false, wide = false;
+    size_t spaces_before = 0;  // kept inside a line, dropped where the line breaks
+    bool wide = false;
   };
   std::vector<piece> pieces;
-  bool space = false;
+  size_t spaces = 0;
   for (size_t i = 0; i < s.size();) {
     int len = 1;
     const char32_t cp = decode_at(s, i, len);
     const std::string_view bytes = s.substr(i, len);
     i += len;
     if (cp == ' ' || cp == '\t') {
-      space = true;
+      ++spaces;
       continue;
     }
     const bool wide = is_wide(cp);
     const size_t w = is_zero_width(cp) ? 0 : wide ? 2 : 1;
-    if (pieces.empty() || space || wide || pieces.back().wide)
-      pieces.push_back({std::string(bytes), w, space && !pieces.empty(), wide});
+    if (pieces.empty() || spaces > 0 || wide || pieces.back().wide)
+      pieces.push_back({std::string(bytes), w, pieces.empty() ? 0 : spaces, wide});
     else
       pieces.back().text += bytes, pieces.back().width += w;
-    space = false;
+    spaces = 0;
   }
   std::vector<std::string> lines(1);
   size_t used = 0;
   for (piece& p : pieces) {
-    const size_t gap = p.space_before && used > 0 ? 1 : 0;
+    const size_t gap = used > 0 ? p.spaces_before : 0;
     if (used > 0 && used + gap + p.width > width) {
       lines.emplace_back();
       used = 0;
       width = rest_width;
     } else if (gap) {
-      lines.back() += ' ';
-      used += 1;
+      lines.back() += std::string(gap, ' ');
+      used += gap;
     }
     // A word longer than a line: cut it at the width, character by character.
     while (p.width > width - used) {

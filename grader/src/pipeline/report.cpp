@@ -103,8 +103,8 @@ void unit_report::finish() {
 }
 
 int report::units_passed() const {
-  return static_cast<int>(std::count_if(units.begin(), units.end(),
-                                        [](const unit_report& u) { return u.passed; }));
+  return static_cast<int>(
+      std::count_if(units.begin(), units.end(), [](const unit_report& u) { return u.passed; }));
 }
 
 const char* to_string(blank_status s) {

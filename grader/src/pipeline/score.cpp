@@ -405,7 +405,12 @@ void score_blanks(const manifest& m, const resolved& what, const score_inputs& i
                 own->process.memory_exceeded || own->process.processes_exceeded);
     bool crash_told = false;
     for (const blank& b : f.given_blanks.empty() ? f.blanks : f.given_blanks) {
-      blank_state st{f.ex->id, f.ex->file, b.name, b.line, blank_status::filled, {},
+      blank_state st{f.ex->id,
+                     f.ex->file,
+                     b.name,
+                     b.line,
+                     blank_status::filled,
+                     {},
                      hint_name(m, *f.ex, b.name)};
       const bool empty = std::any_of(f.blanks.begin(), f.blanks.end(),
                                      [&](const blank& e) { return e.name == b.name; });

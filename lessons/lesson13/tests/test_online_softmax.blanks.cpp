@@ -59,8 +59,8 @@ probe run(const call_case& c, bool zero_state) {
   p.O = zero_state ? std::vector<float>(c.O_old.size(), 0.0f) : c.O_old;
   {
     poison_scope scope;
-    lesson13::online_softmax_update(c.S.data(), c.V.data(), c.Br, c.Bc, c.d, p.m.data(),
-                                    p.l.data(), p.O.data());
+    lesson13::online_softmax_update(c.S.data(), c.V.data(), c.Br, c.Bc, c.d, p.m.data(), p.l.data(),
+                                    p.O.data());
     p.poisoned = course::poisoned_blanks;
   }
   return p;
@@ -189,7 +189,8 @@ blank_findings judge_update() {
         std::ostringstream os;
         os << where(c, r) << ": the running max was " << fmt_num(c.m_old[r])
            << " and this block's largest score " << fmt_num(block_max) << "; your m_new was "
-           << fmt_num(full.m[r]) << ", the update needs max(m_old, block max) = " << fmt_num(want_m);
+           << fmt_num(full.m[r])
+           << ", the update needs max(m_old, block max) = " << fmt_num(want_m);
         f.m_new = {false, os.str()};
       }
       if (m_empty || !std::isfinite(m)) continue;
@@ -254,13 +255,12 @@ blank_findings judge_update() {
   };
   auto additive_text = [](const factor_check& fc, const char* what, const char* sum) {
     std::ostringstream os;
-    os << fc.at << ": from " << what << "_old = 0 your " << what << "_new was " << fmt_num(fc.factor)
-       << ", but this block adds " << sum << " = " << fmt_num(fc.want);
+    os << fc.at << ": from " << what << "_old = 0 your " << what << "_new was "
+       << fmt_num(fc.factor) << ", but this block adds " << sum << " = " << fmt_num(fc.want);
     return os.str();
   };
   // The sums each blank adds.
-  if (!lc.additive_ok)
-    f.l_new = {false, additive_text(lc, "l", "sum_c exp(s_c - m_new)")};
+  if (!lc.additive_ok) f.l_new = {false, additive_text(lc, "l", "sum_c exp(s_c - m_new)")};
   if (!oc.additive_ok)
     f.O_update = {false, additive_text(oc, "O", "sum_c exp(s_c - m_new) * V[c][k]")};
   // The factor: scale's if every output that shows it is off by the same factor;
@@ -278,7 +278,8 @@ blank_findings judge_update() {
     if (oc.known && oc.factor_ok)
       f.l_new = {false, factor_text(lc, "l") + " (O_update rescales right: l_new does not)"};
     else
-      f.scale = {false, factor_text(lc, "l") + " (check scale, and that l_new multiplies l_old by it)"};
+      f.scale = {false,
+                 factor_text(lc, "l") + " (check scale, and that l_new multiplies l_old by it)"};
   } else if (o_blames_scale) {
     if (lc.known && lc.factor_ok)
       f.O_update = {false, factor_text(oc, "O") + " (l_new rescales right: O_update does not)"};

@@ -67,7 +67,6 @@ class text_reporter final : public reporter {
 
 }  // namespace
 
-
 namespace {
 // How a veto stands, after its title: provisional, lifted, or a reviewer's decision.
 std::string veto_state(const veto_result& v, lang l) {
@@ -141,13 +140,13 @@ std::string outside_blanks_text(const report& r, const painter& paint) {
   const size_t shown = std::min<size_t>(r.outside_blanks.size(), 8);
   for (size_t i = 0; i < shown; ++i) {
     const auto& e = r.outside_blanks[i];
-    out += wrapped(fmt::format("{}:{}  {}  {}", e.file, e.change.line,
-                               e.change.kind == "added"
-                                   ? tr(l, "新增", "added")
-                                   : tr(l, "练习的这一行被改动或删除",
-                                        "the exercise's line, changed or removed"),
-                               one_line(trim_ascii(e.change.text))),
-                   "    ", 6);
+    out += wrapped(
+        fmt::format("{}:{}  {}  {}", e.file, e.change.line,
+                    e.change.kind == "added" ? tr(l, "新增", "added")
+                                             : tr(l, "练习的这一行被改动或删除",
+                                                  "the exercise's line, changed or removed"),
+                    one_line(trim_ascii(e.change.text))),
+        "    ", 6);
   }
   if (shown < r.outside_blanks.size())
     out +=
@@ -159,16 +158,18 @@ std::string outside_blanks_text(const report& r, const painter& paint) {
 std::string notes_text(const report& r) {
   const lang l = r.language;
   std::string out;
-  for (const auto& m : r.messages) out += "\n" + wrapped(m, "  ", 4);
+  for (const auto& m : r.messages) {
+    out += "\n";
+    for (std::string_view line : split_lines(m)) out += wrapped(line, "  ", 4);
+  }
   if (!r.reused.empty()) {
     std::string list;
     for (const auto& f : r.reused) list += (list.empty() ? "" : ", ") + f;
-    out += "\n" +
-           wrapped(trf(l, "未改动，沿用上次（同一种子）的测试结果：{}（--fresh 重新运行）",
-                       "Unchanged, so the last grade's results (same seed) are reused: {} "
-                       "(--fresh re-runs them)",
-                       list),
-                   "  ", 4);
+    out += "\n" + wrapped(trf(l, "未改动，沿用上次（同一种子）的测试结果：{}（--fresh 重新运行）",
+                              "Unchanged, so the last grade's results (same seed) are reused: {} "
+                              "(--fresh re-runs them)",
+                              list),
+                          "  ", 4);
   }
   for (const auto& b : r.build_failures) {
     out += "\n" + (b.timed_out ? trf(l, "  {} 没有在时限内编译完：\n",
@@ -206,8 +207,9 @@ std::string item_text(const item_result& it, size_t id_w, lang l, const painter&
   for (size_t i = 0; i < title.size(); ++i) {
     const std::string left = i == 0 ? fmt::format("  {} {}  ", paint(mark, code), pad(it.id, id_w))
                                     : std::string(title_col, ' ');
-    out += left + (i == 0 ? pad(title[i], title_w) + " " + fmt::format("{:>{}}", points, kPoints)
-                          : title[i]) +
+    out += left +
+           (i == 0 ? pad(title[i], title_w) + " " + fmt::format("{:>{}}", points, kPoints)
+                   : title[i]) +
            "\n";
   }
   if (!it.feedback.empty()) out += wrapped(it.feedback, "      ", 6);
@@ -229,15 +231,17 @@ std::string verdict_text(const unit_report& u, lang l, const painter& paint) {
   } else {
     out += fmt::format("  {}\n", tr(l, "一票否决：无", "Vetoes: none"));
   }
-  const std::string score = fmt::format("{} {} / {:g}   {} {:g}   ", tr(l, "得分", "Score"),
-                                        points_text(u.score), u.max_score,
-                                        tr(l, "通过线", "pass line"), u.pass_line);
+  const std::string score =
+      fmt::format("{} {} / {:g}   {} {:g}   ", tr(l, "得分", "Score"), points_text(u.score),
+                  u.max_score, tr(l, "通过线", "pass line"), u.pass_line);
   if (u.at_submission_points > 0) {  // a student release: the questions come later
     const std::string note =
         trf(l, "暂定：本地评了 {0:g} 分中的 {1:g} 分，{2:g} 分在提交时评",
             "provisional: {1:g} of {0:g} points graded here, {2:g} points graded at submission",
             u.max_score, u.max_score - u.at_submission_points, u.at_submission_points);
-    return out + wrapped(u.passed ? note : std::string("FAIL") + tr(l, "（", " (") + note + tr(l, "）", ")"),
+    return out + wrapped(u.passed
+                             ? note
+                             : std::string("FAIL") + tr(l, "（", " (") + note + tr(l, "）", ")"),
                          "  " + score, 4);
   }
   const std::string provisional =
@@ -258,9 +262,9 @@ std::string unit_text(const unit_report& u, lang l, const painter& paint) {
 
 std::string timings_text(const std::vector<gpu_timing>& timings, lang l) {
   // 2 + 24 + 1 + 12 + 1 + 9 + 1 + 7 + 1 + 22 = 80 columns.
-  std::string out = fmt::format("  {:<24} {:<12} {:>9} {:>7} {}\n", "kernel",
-                                pad(tr(l, "规模", "size"), 12), "ms",
-                                tr(l, "比参考解", "vs sol."), tr(l, "相对基线", "vs baseline"));
+  std::string out =
+      fmt::format("  {:<24} {:<12} {:>9} {:>7} {}\n", "kernel", pad(tr(l, "规模", "size"), 12),
+                  "ms", tr(l, "比参考解", "vs sol."), tr(l, "相对基线", "vs baseline"));
   for (const auto& t : timings) {
     const std::string vs_solution =
         t.ms > 0 && t.solution_ms > 0 ? fmt::format("{:.2f}x", t.ms / t.solution_ms) : "-";
@@ -269,10 +273,9 @@ std::string timings_text(const std::vector<gpu_timing>& timings, lang l) {
       vs_base = t.baseline == "cublas_sgemm"
                     ? fmt::format("{:.0f}% of cuBLAS", 100.0 * t.baseline_ms / t.ms)
                     : fmt::format("{:.2f}x {}", t.baseline_ms / t.ms, t.baseline);
-    out += fmt::format("  {:<24} {:<12} {:>9} {:>7} {}\n", terminal_text(t.kernel),
-                       terminal_text(t.size),
-                       t.valid ? fmt::format("{:.3f}", t.ms) : tr(l, "结果错误", "wrong"),
-                       vs_solution, vs_base);
+    out += fmt::format(
+        "  {:<24} {:<12} {:>9} {:>7} {}\n", terminal_text(t.kernel), terminal_text(t.size),
+        t.valid ? fmt::format("{:.3f}", t.ms) : tr(l, "结果错误", "wrong"), vs_solution, vs_base);
   }
   return out;
 }
@@ -296,7 +299,7 @@ const char* blank_mark(blank_status s) {
 }
 
 const char* blank_color(blank_status s) {
-  return s == blank_status::pass                                  ? "32"
+  return s == blank_status::pass                               ? "32"
          : s == blank_status::fail || s == blank_status::error ? "31"
                                                                : "33";
 }
@@ -334,34 +337,26 @@ std::string blanks_text(const report& r, const painter& paint) {
   const lang l = r.language;
   std::string out;
   for (const auto& [file, blanks] : blanks_by_file(r)) {
-    // One line of marks per file, wrapped, then a line for each blank not yet right.
-    std::string marks;
-    for (const blank_state* b : blanks) marks += blank_mark(b->status) + (" " + b->name) + "  ";
+    // The marks, each with its blank's name, packed into lines of kWidth (never split from
+    // their names), then a line for each blank not yet right.
     size_t done = 0;
     for (const blank_state* b : blanks) done += b->status == blank_status::pass;
-    const std::vector<std::string> lines = wrap_text(marks, kWidth - 4);
     out += "  " + paint(file, "1") +
            trf(l, "  {}/{} 个空已对", "  {}/{} blanks right", done, blanks.size()) + "\n";
-    for (const std::string& line : lines) {
-      // Colour each mark after wrapping, so that widths are measured without escapes.
-      std::string painted;
-      for (size_t i = 0; i < line.size();) {
-        int len = 1;
-        const unsigned char c = line[i];
-        len = c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : c >= 0xC0 ? 2 : 1;
-        const std::string ch = line.substr(i, len);
-        const blank_state* owner = nullptr;
-        if (ch == "✓" || ch == "✗" || ch == "·" || ch == "?")
-          for (const blank_state* b : blanks)
-            if (i + len + 1 + b->name.size() <= line.size() &&
-                line.compare(i + len + 1, b->name.size(), b->name) == 0 &&
-                std::string(blank_mark(b->status)) == ch)
-              owner = b;
-        painted += owner ? paint(ch, blank_color(owner->status)) : ch;
-        i += len;
+    std::string line;
+    size_t used = 0;
+    for (const blank_state* b : blanks) {
+      const size_t w = 2 + display_width(b->name);
+      if (used > 0 && 4 + used + 2 + w > kWidth) {
+        out += "    " + line + "\n";
+        line.clear();
+        used = 0;
       }
-      out += "    " + painted + "\n";
+      if (used > 0) line += "  ", used += 2;
+      line += paint(blank_mark(b->status), blank_color(b->status)) + " " + b->name;
+      used += w;
     }
+    if (used > 0) out += "    " + line + "\n";
     for (const blank_state* b : blanks) {
       if (b->status == blank_status::pass || b->status == blank_status::empty) continue;
       const std::string where =
@@ -382,9 +377,9 @@ std::string blanks_text(const report& r, const painter& paint) {
 std::string next_step(const report& r) {
   const lang l = r.language;
   auto hint = [&](const blank_state& b) {
-    return b.hint.empty() ? std::string()
-                          : trf(l, "；提示：grader hint {} {}", "; hint: grader hint {} {}",
-                                r.lesson, b.hint);
+    return b.hint.empty()
+               ? std::string()
+               : trf(l, "；提示：grader hint {} {}", "; hint: grader hint {} {}", r.lesson, b.hint);
   };
   auto where = [&](const blank_state& b) {
     return b.line > 0 ? trf(l, "{} 第 {} 行", "{} line {}", b.file, b.line) : b.file;
@@ -399,8 +394,7 @@ std::string next_step(const report& r) {
     for (const item_result& it : u.items)
       if (it.status != item_status::pass && it.status != item_status::at_submission)
         return trf(l, "{}：{} —— {}", "{}: {} — {}", u.title, it.id, it.title);
-  if (r.passed())
-    return tr(l, "全部通过：可以提交了", "every unit passes: hand it in");
+  if (r.passed()) return tr(l, "全部通过：可以提交了", "every unit passes: hand it in");
   for (const unit_report& u : r.units)
     if (!u.passed) return trf(l, "{}：看上面的一票否决", "{}: see its vetoes above", u.title);
   return {};
@@ -420,11 +414,13 @@ std::string ending_text(const report& r, const painter& paint, bool with_blanks)
                        fmt::format("{} / {:g}", points_text(u.score), u.max_score), verdict,
                        u.provisional ? tr(l, "（暂定）", " (provisional)") : "");
   }
-  out += "  " + trf(l, "{}/{} 个单元通过", "{} of {} units pass", r.units_passed(), r.units.size()) +
-         "\n";
+  out += "  " +
+         trf(l, "{}/{} 个单元通过", "{} of {} units pass", r.units_passed(), r.units.size()) + "\n";
   if (with_blanks && !r.blanks.empty()) out += "\n" + blanks_text(r, paint);
-  if (const std::string next = next_step(r); !next.empty())
-    out += "\n" + wrapped(next, paint(tr(l, "下一步：", "Next:"), "1;36") + " ", 6);
+  if (const std::string next = next_step(r); !next.empty()) {
+    const std::string lead = tr(l, "下一步：", "Next: ");
+    out += "\n" + wrapped(next, paint(lead, "1;36"), display_width(lead));
+  }
   return out;
 }
 
@@ -438,7 +434,7 @@ std::string render_text(const gpu_section& g, lang l) {
                        "the emulator and the GPU disagree (same seed): {}", d),
                    "  ", 4);
   for (const auto& c : g.checks)
-    out += wrapped(fmt::format("{} {}{}", c.item, c.status,
+    out += wrapped(fmt::format("{}  {}{}", c.item, c.status,
                                c.feedback.empty() ? "" : ": " + one_line(c.feedback)),
                    std::string("  ") +
                        (c.status == "pass"            ? "✓"
@@ -463,14 +459,14 @@ std::string render_text(const report& r, bool color) {
 std::string render_status(const report& r, bool color, size_t) {
   const painter paint{color};
   std::string out = paint(r.title, "1") + "\n";
-  out += wrapped(tr(r.language, "提交：", "Submission:") + std::string(" ") +
-                     terminal_text(r.submission),
-                 "", 2);
+  out += wrapped(
+      tr(r.language, "提交：", "Submission:") + std::string(" ") + terminal_text(r.submission), "",
+      2);
   for (const auto& b : r.build_failures)
-    out += wrapped(trf(r.language, "{} 编译失败（grader {} 显示编译器的输出）",
-                       "{} does not compile (grader {} shows the compiler's lines)", b.file,
-                       r.lesson),
-                   "  " + paint("✗", "31") + " ", 4);
+    out +=
+        wrapped(trf(r.language, "{} 编译失败（grader {} 显示编译器的输出）",
+                    "{} does not compile (grader {} shows the compiler's lines)", b.file, r.lesson),
+                "  " + paint("✗", "31") + " ", 4);
   return out + ending_text(r, paint, true);
 }
 

@@ -123,8 +123,8 @@ struct blank_state {
   std::string exercise, file, name;
   int line = 0;  // in the student's file; 0 when it cannot be found
   blank_status status = blank_status::empty;
-  std::string detail;
-  std::string hint;  // how `grader hint` names it (lesson/manifest.hpp: hint_name); "" if none
+  std::string detail = {};
+  std::string hint = {};  // how `grader hint` names it (lesson/manifest.hpp: hint_name); "" if none
   bool judged_alone = false;  // a [blank:<name>] test ran on it (pass, fail or waiting)
 };
 

@@ -202,6 +202,16 @@ verdict check_tags(check_context& cx) {
       }
     for (const veto& v : u.vetoes) declared.insert(protocol::veto_tag(u.id, v.id));
   }
+  // A blank's own tests (issue 24) name a blank of their exercise, as the given file has it.
+  for (const auto& [id, tags] : tags_of) {
+    const exercise* e = cx.m().find_exercise(id);
+    if (!e) continue;
+    std::set<std::string> blanks;
+    for (const blank& b : find_blanks(read_text(cx.c().exercises_dir(cx.m().lesson) / e->file)))
+      blanks.insert(protocol::blank_tag(b.name));
+    for (const auto& [tag, count] : tags)
+      if (tag == protocol::blanks_tag || blanks.count(tag)) known.erase(tag);
+  }
   for (const auto& t : known)
     if (!declared.count(t)) unknown.insert(t);
   return {missing.empty() && unknown.empty(),
@@ -487,7 +497,8 @@ std::vector<named_check> all_checks(check_context& cx) {
     add("solutions:" + u.id, fmt::format("solutions score full marks in {}", u.id),
         [&cx, &u] { return check_solutions(cx, u); });
   add("tags",
-      "every code item has tests in its exercise's binary; every test tag is in the manifest",
+      "every code item has tests in its exercise's binary; every test tag is in the manifest "
+      "or names a blank of its exercise",
       [&] { return check_tags(cx); });
 
   // Mutants, ordered by the files they change, so consecutive ones rebuild little.

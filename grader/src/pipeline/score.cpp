@@ -376,6 +376,14 @@ report score_report(const manifest& m, const resolved& what, const build_result&
   for (const unit* u : what.units) rep.units.push_back(score_unit(m, *u, in, l));
   apply_source_findings(m, what, rep);
   score_blanks(m, what, in, rep);
+  // A wrong blank's own test, to run again exactly (the same inputs: the seed).
+  for (blank_state& b : rep.blanks) {
+    const auto e = built.exercises.find(b.exercise);
+    if (b.status == blank_status::fail && b.judged_alone && e != built.exercises.end() &&
+        !e->second.tests_binary.empty())
+      b.rerun = fmt::format("{} \"{}\" --rng-seed {}", display_path(e->second.tests_binary),
+                            protocol::blank_tag(b.name), rep.seed);
+  }
   return rep;
 }
 

@@ -126,6 +126,7 @@ struct blank_state {
   std::string detail = {};
   std::string hint = {};  // how `grader hint` names it (lesson/manifest.hpp: hint_name); "" if none
   bool judged_alone = false;  // a [blank:<name>] test ran on it (pass, fail or waiting)
+  std::string rerun = {};     // fail: the command that runs its test again on the same inputs
 };
 
 struct report {

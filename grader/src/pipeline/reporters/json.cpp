@@ -116,7 +116,8 @@ nlohmann::json to_json(const report& r) {
                              {"status", to_string(b.status)},
                              {"detail", b.detail},
                              {"hint", b.hint},
-                             {"judged_alone", b.judged_alone}});
+                             {"judged_alone", b.judged_alone},
+                             {"rerun", b.rerun}});
   if (r.gpu) out["gpu"] = to_json(*r.gpu);
   return out;
 }

@@ -367,6 +367,9 @@ std::string blanks_text(const report& r, const painter& paint) {
                      "    " + paint(blank_mark(b->status), blank_color(b->status)) + " " + b->name +
                          where + tr(l, "：", ": "),
                      6);
+      if (!b->rerun.empty())
+        out += std::string("      ") + tr(l, "重跑这一例：", "rerun this case:") + "\n" +
+               wrapped(b->rerun, "        ", 8);
     }
   }
   return out;

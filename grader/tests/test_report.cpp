@@ -222,7 +222,7 @@ TEST_CASE("to_json has the documented fields, first unit on top and every unit i
   for (const auto& it : j["items"])
     CHECK(keys(it) == std::set<std::string>{"id", "title", "points", "max_points", "status",
                                             "feedback", "needs_review", "auto_points", "reviewed",
-                                            "warnings", "at_submission"});
+                                            "warnings", "at_submission", "rerun"});
   CHECK(j["items"][0]["id"] == "code.update");
   CHECK(j["items"][0]["title"] == "Online update");
   CHECK(j["items"][0]["points"].get<double>() == 2);

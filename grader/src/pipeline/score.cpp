@@ -201,6 +201,13 @@ bool veto_fired(const tag_run& run) {
   return false;
 }
 
+std::string rerun_command(const score_inputs& in, const std::string& exercise,
+                          const std::string& tag) {
+  const auto b = in.rerun_binaries.find(exercise);
+  if (b == in.rerun_binaries.end()) return {};
+  return fmt::format("{} \"{}\" --rng-seed {}", b->second, tag, in.seed);
+}
+
 item_result score_code_item(const item& it, const exercise& e, const score_inputs& in, lang l) {
   item_result r{it.id, it.title.in(l), 0, it.points, item_status::fail, {}, false, 0, false};
   if (const auto nb = in.not_built.find(e.id); nb != in.not_built.end()) {
@@ -243,6 +250,7 @@ item_result score_code_item(const item& it, const exercise& e, const score_input
                      in.lesson, blank);
     return r;
   }
+  r.rerun = rerun_command(in, e.id, protocol::item_tag(it.id));
   // A sanitizer's report is the cause: the item's advice about the maths would mislead.
   if (run->process.exit_code == sanitizer_exit_code) {
     const std::string found = sanitizer_summary(run->process.output, e.file);
@@ -353,6 +361,11 @@ report score_report(const manifest& m, const resolved& what, const build_result&
             built.sanitizers.substr(std::min<size_t>(built.sanitizers.size(), 5))));
   score_inputs in;
   in.lesson = m.lesson;
+  in.seed = facts.seed;
+  if (!facts.marking)
+    for (const auto& [id, b] : built.exercises)
+      if (b.ok && b.compute_binary.empty() && !b.tests_binary.empty())
+        in.rerun_binaries[id] = display_path(b.tests_binary);
   for (const source_file& f : what.files) {
     if (!f.ex->is_code() || built.built(f.ex->id)) continue;
     const auto b = built.exercises.find(f.ex->id);
@@ -377,13 +390,9 @@ report score_report(const manifest& m, const resolved& what, const build_result&
   apply_source_findings(m, what, rep);
   score_blanks(m, what, in, rep);
   // A wrong blank's own test, to run again exactly (the same inputs: the seed).
-  for (blank_state& b : rep.blanks) {
-    const auto e = built.exercises.find(b.exercise);
-    if (b.status == blank_status::fail && b.judged_alone && e != built.exercises.end() &&
-        !e->second.tests_binary.empty())
-      b.rerun = fmt::format("{} \"{}\" --rng-seed {}", display_path(e->second.tests_binary),
-                            protocol::blank_tag(b.name), rep.seed);
-  }
+  for (blank_state& b : rep.blanks)
+    if (b.status == blank_status::fail && b.judged_alone)
+      b.rerun = rerun_command(in, b.exercise, protocol::blank_tag(b.name));
   return rep;
 }
 

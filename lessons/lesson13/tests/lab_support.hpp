@@ -6,8 +6,12 @@
 #include <algorithm>
 #include <array>
 #include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
 #include <random>
 #include <set>
+#include <sstream>
 #include <string>
 #include <utility>
 #include <vector>
@@ -81,8 +85,47 @@ inline std::string schedule_note(uint64_t schedule) {
          "whole block must wait, or blocks writing the same outputs. A GPU gives no order.";
 }
 
+// The first element of a rows x cols output that misses the reference (issue 24: the
+// failing element, not only a norm): where it is, what it should be and what came back,
+// whether it was ever written (outputs are poisoned with 0xFF bytes, a NaN, first), and
+// for a one-thread-per-element launch the block and thread that the usual mapping (x along
+// columns, y along rows) gives it. "" when every element is within `tolerance` of the
+// reference, relative to the reference's largest magnitude.
+inline std::string first_wrong_element(const std::vector<float>& got,
+                                       const std::vector<double>& want, int rows, int cols,
+                                       double tolerance, const char* name,
+                                       const cuda_emu::launch_record* launch = nullptr) {
+  double scale = 0;
+  for (double w : want) scale = std::max(scale, std::abs(w));
+  for (int r = 0; r < rows; ++r)
+    for (int c = 0; c < cols; ++c) {
+      const size_t i = size_t(r) * cols + c;
+      const float g = got[i];
+      if (std::abs(g - want[i]) <= tolerance * scale) continue;
+      uint32_t bits;
+      std::memcpy(&bits, &g, sizeof bits);
+      std::ostringstream os;
+      os.precision(7);
+      os << "first wrong element: " << name << "[" << r << "][" << c << "]: expected " << want[i]
+         << ", got ";
+      if (bits == 0xFFFFFFFFu)
+        os << "nothing (never written: it still holds the poison the test filled it with)";
+      else
+        os << g;
+      if (launch && launch->block.x * launch->block.y > 1 && launch->grid.z == 1) {
+        const unsigned bx = launch->block.x, by = launch->block.y;
+        os << "; with your launch of grid (" << launch->grid.x << ", " << launch->grid.y
+           << ") x block (" << bx << ", " << by << "), one thread per element would be block ("
+           << c / bx << ", " << r / by << "), thread (" << c % bx << ", " << r % by << ")";
+      }
+      return os.str();
+    }
+  return {};
+}
+
 struct matmul_result {
   std::vector<float> C;
+  std::vector<double> reference;   // in double
   double error = 0;                // relative to the reference's norm
   cuda_emu::launch_record launch;  // every launch the exercise made, summed
   size_t launches = 0;
@@ -102,7 +145,8 @@ inline matmul_result run_matmul(matmul_fn f, std::mt19937_64& rng, int M, int N,
   cuda_emu::settings().schedule = 0;
   matmul_result r;
   r.C = dC.download();
-  r.error = course::relative_error(r.C, reference::matmul_reference(A, B, M, N, K));
+  r.reference = reference::matmul_reference(A, B, M, N, K);
+  r.error = course::relative_error(r.C, r.reference);
   r.launches = cuda_emu::launches().size();
   r.launch = cuda_emu::all_launches();
   pass_on_warnings(r.launch);
@@ -124,7 +168,12 @@ inline void check_matmul_correct(matmul_fn f, std::mt19937_64& rng,
       INFO(problem);
       REQUIRE(problem.empty());
       INFO("relative error " << r.error << " (at most 1e-5)");
-      REQUIRE(r.error <= 1e-5);
+      if (r.error > 1e-5) {
+        const auto launches = cuda_emu::launches();
+        INFO(first_wrong_element(r.C, r.reference, M, N, 1e-5, "C",
+                                 launches.empty() ? nullptr : &launches.front()));
+        REQUIRE(r.error <= 1e-5);
+      }
     }
   }
 }

@@ -70,7 +70,10 @@ void check_flash(std::mt19937_64& rng, std::initializer_list<std::pair<int, int>
       INFO(problem);
       REQUIRE(problem.empty());
       INFO("relative error " << r.error << " (at most 1e-4)");
-      REQUIRE(r.error <= 1e-4);
+      if (r.error > 1e-4) {
+        INFO(first_wrong_element(r.O, r.want, n, d, 1e-4, "O"));
+        REQUIRE(r.error <= 1e-4);
+      }
     }
 }
 

@@ -34,6 +34,7 @@ struct race {
 
 struct launch_record {
   std::string kernel = "(GPU)";
+  dim3 grid, block;  // not recorded on a GPU: (1, 1, 1)
   launch_counters counters;
   std::vector<report> reports;  // none: use compute-sanitizer on a GPU
   std::vector<race> races;

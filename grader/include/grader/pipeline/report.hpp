@@ -38,6 +38,8 @@ struct item_result {
   // Graded at submission (a student release has no key): status at_submission when every
   // part is answered in a readable form, fail when one is not; no points here either way.
   bool at_submission = false;
+  // A failing code item's tests, run again on the same inputs (practice only), or "".
+  std::string rerun = {};
 };
 
 struct veto_result {

@@ -24,7 +24,15 @@ struct score_inputs {
   std::vector<tag_run> runs;                       // every test job's result
   std::map<std::string, answers_result> answers;   // by exercise id
   review overrides;                                // an instructor's review, if any
+  // Practice only: each exercise's test binary, to say how to rerun a failing item's tests
+  // on the same inputs (a judge needs its compute process: none in marking mode).
+  std::map<std::string, std::string> rerun_binaries = {};
+  unsigned seed = 0;
 };
+
+// `<binary> "<tag>" --rng-seed <seed>` for exercise `exercise`, or "" in marking mode.
+std::string rerun_command(const score_inputs& in, const std::string& exercise,
+                          const std::string& tag);
 
 // The run of `tag` in `exercise`'s binary, or nullptr.
 const tag_run* find_run(const score_inputs& in, const std::string& exercise,

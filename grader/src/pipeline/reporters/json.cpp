@@ -20,7 +20,8 @@ nlohmann::json unit_json(const unit_report& u, const report& r) {
                      {"auto_points", round_points(it.auto_points)},
                      {"reviewed", it.reviewed},
                      {"warnings", it.warnings},
-                     {"at_submission", it.at_submission}});
+                     {"at_submission", it.at_submission},
+                     {"rerun", it.rerun}});
   for (const auto& v : u.vetoes)
     vetoes.push_back({{"id", v.id},
                       {"reason", v.reason},

@@ -213,6 +213,9 @@ std::string item_text(const item_result& it, size_t id_w, lang l, const painter&
            "\n";
   }
   if (!it.feedback.empty()) out += wrapped(it.feedback, "      ", 6);
+  if (!it.rerun.empty())
+    out +=
+        std::string("      ") + tr(l, "重跑：", "rerun:") + "\n" + wrapped(it.rerun, "        ", 8);
   for (const std::string& w : it.warnings)
     out += wrapped(w, "      " + paint(tr(l, "警告：", "warning: "), "33"), 6);
   return out;

@@ -459,3 +459,24 @@ TEST_CASE("score_code_item: a call the compute process never answered is the who
   CHECK_THAT(grader::score_code_item(m.units[0].items[0], m.exercises[0], in, lang::en).feedback,
              Contains("Check m."));
 }
+
+TEST_CASE("score_code_item: a failing item says how to rerun its tests, in practice only",
+          "[score]") {
+  const auto m = tiny_manifest();
+  score_inputs in = all_right();
+  in.runs[0] =
+      run_of("code", protocol::item_tag("code.a"), {failing("a", "assertion", "m == 1")}, 1);
+  in.seed = 42;
+  in.rerun_binaries["code"] = "build/grade/tiny/bin/tiny_code_tests";
+  const auto fail = grader::score_code_item(m.units[0].items[0], m.exercises[0], in, lang::en);
+  CHECK(fail.rerun == "build/grade/tiny/bin/tiny_code_tests \"[code.a]\" --rng-seed 42");
+  // An unfilled blank is not a case to rerun; marking mode (no binaries given) has none.
+  test_record blank = failing("a", "exception", "blank");
+  blank.blank = "m_new";
+  in.runs[0] = run_of("code", protocol::item_tag("code.a"), {blank}, 1);
+  CHECK(grader::score_code_item(m.units[0].items[0], m.exercises[0], in, lang::en).rerun.empty());
+  in.runs[0] =
+      run_of("code", protocol::item_tag("code.a"), {failing("a", "assertion", "m == 1")}, 1);
+  in.rerun_binaries.clear();
+  CHECK(grader::score_code_item(m.units[0].items[0], m.exercises[0], in, lang::en).rerun.empty());
+}

@@ -102,8 +102,9 @@ code = [i for i in u['items'] if not i['at_submission']]
 sys.exit(not (q and code and all(i['status'] == 'pass' and i['points'] == i['max_points'] for i in code)
               and all(i['status'] == 'at_submission' for i in q) and r['passed'] and r['provisional']
               and u['score'] + u['at_submission_points'] == u['max_score']))"
+# The verdict line wraps at 80 columns: read the report with its lines joined.
 check "the text verdict: provisional, N of M points graded here, Q at submission" \
-  grep -qE 'provisional: [0-9.]+ of [0-9.]+ points graded here, [0-9.]+ points graded at submission' "$work/solved.txt"
+  bash -c "tr '\n' ' ' <'$work/solved.txt' | tr -s ' ' | grep -qE 'provisional: [0-9.]+ of [0-9.]+ points graded here, [0-9.]+ points graded at submission'"
 if python3 -c "import jsonschema" 2>/dev/null; then
   check "both reports obey docs/report.schema.json" python3 "$root/cmake/validate_json.py" \
     "$root/docs/report.schema.json" "$work/untouched.json" "$work/solved.json"

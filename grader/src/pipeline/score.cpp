@@ -245,9 +245,10 @@ item_result score_code_item(const item& it, const exercise& e, const score_input
   // An unfilled blank is the whole story: the item's own advice would mislead.
   if (const std::string blank = run->blank(); !blank.empty()) {
     // Said in full here: formats other than text (JUnit, an LMS) show the item alone.
+    const std::string named = in.lesson_manifest ? hint_name(*in.lesson_manifest, e, blank) : "";
     r.feedback = trf(l, "先填好空 `{}`（`grader hint {} {}` 讲它的思路）",
                      "fill in blank `{}` first (`grader hint {} {}` explains the idea)", blank,
-                     in.lesson, blank);
+                     in.lesson, named.empty() ? blank : named);
     return r;
   }
   r.rerun = rerun_command(in, e.id, protocol::item_tag(it.id));
@@ -361,6 +362,7 @@ report score_report(const manifest& m, const resolved& what, const build_result&
             built.sanitizers.substr(std::min<size_t>(built.sanitizers.size(), 5))));
   score_inputs in;
   in.lesson = m.lesson;
+  in.lesson_manifest = &m;
   in.seed = facts.seed;
   if (!facts.marking)
     for (const auto& [id, b] : built.exercises)

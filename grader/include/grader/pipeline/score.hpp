@@ -28,6 +28,9 @@ struct score_inputs {
   // on the same inputs (a judge needs its compute process: none in marking mode).
   std::map<std::string, std::string> rerun_binaries = {};
   unsigned seed = 0;
+  // The lesson's manifest, to name a blank the way `grader hint` takes it (online_softmax:m_new
+  // where two exercises share the name); null: by its bare name.
+  const manifest* lesson_manifest = nullptr;
 };
 
 // `<binary> "<tag>" --rng-seed <seed>` for exercise `exercise`, or "" in marking mode.

@@ -47,6 +47,12 @@ report wordy_report(lang l) {
   r.messages = {
       "exercises/lesson13/online_softmax.cpp: 5 blanks still empty; next: m_new "
       "(line 26), hint: grader hint lesson13 online_softmax:m_new"};
+  r.build_failures = {{"matmul_tiled.cu",
+                       "matmul_tiled.cu:30:50: error: 'Bs' was not declared in this scope; did "
+                       "you mean 'As'? (a compiler's line, longer than a terminal)\n   30 |     "
+                       "As[ty][tx] = A[row * K + t * T + tx]; Bs[ty][tx] = B[(t * T + ty) * N + "
+                       "col];\n      |                                                  ^~",
+                       false}};
   unit_report u;
   u.id = "exam";
   u.title = zh ? "第 13 课考核" : "Lesson 13 exam";

@@ -175,9 +175,20 @@ std::string notes_text(const report& r) {
     out += "\n" + (b.timed_out ? trf(l, "  {} 没有在时限内编译完：\n",
                                      "  {} did not finish compiling in time:\n", b.file)
                                : trf(l, "  {} 编译失败：\n", "  {} does not compile:\n", b.file));
-    // A compiler's lines keep their own layout (carets under columns): not wrapped.
-    for (std::string_view line : split_lines(b.diagnostics))
-      out += fmt::format("  {}\n", terminal_text(line));
+    // A compiler's lines keep their layout (carets under columns) where they fit; a longer
+    // one is cut at the width, not at its spaces, so that its columns stay readable.
+    for (std::string_view line : split_lines(b.diagnostics)) {
+      const std::string text = terminal_text(line);
+      if (display_width(text) <= kWidth - 2) {
+        out += "  " + text + "\n";
+        continue;
+      }
+      bool first = true;
+      for (const std::string& piece : wrap_text(text, kWidth - 4, kWidth - 2)) {
+        out += (first ? "  " : "    ") + piece + "\n";
+        first = false;
+      }
+    }
   }
   return out;
 }

@@ -95,10 +95,13 @@ printf '{"schema": 1, "items": {"no_such_item": 1}}' >"$work/bad.json"
 check "an override naming an unknown item -> one-line error, exit 2" \
   cannot_grade "$grader" "$lesson" --root "$root" --build-dir "$trees/worker0" --answers --override "$work/bad.json"
 
-# The same files graded twice, the second time from the cache, give the same report.
-run --answers --json "$work/once.json" >/dev/null
-run --answers --json "$work/twice.json" >/dev/null
-run --answers --fresh --json "$work/fresh.json" >/dev/null
+# The same files graded twice, the second time from the cache, give the same report. In a
+# tree of this suite's own: another suite grading other files in the shared warm tree
+# between the two grades (ctest -j2) would replace the cached results.
+own() { "$grader" "$lesson" --root "$root" --build-dir "$trees/cli-cache" --unit exam --lang en "$@"; }
+own --answers --json "$work/once.json" >/dev/null
+own --answers --json "$work/twice.json" >/dev/null
+own --answers --fresh --json "$work/fresh.json" >/dev/null
 check "the same files graded again (cached or --fresh) give the same JSON" python3 -c "
 import json, sys
 def graded(f):
@@ -113,8 +116,8 @@ cp "$work/sub/"* "$work/oob/" && cp "$root/solutions/$lesson/$cpp" "$work/oob/$c
 cp "$root/solutions/$lesson/$answers" "$work/oob/$answers"
 printf '\n#include <vector>\nstatic const int course_probe = [] { std::vector<int> v(1, 0); volatile int* p = v.data(); return p[1]; }();\n' >>"$work/oob/$cpp"
 oob_line=$(wc -l <"$work/oob/$cpp")
-run --submission "$work/oob" --json "$work/oob1.json" >/dev/null
-run --submission "$work/oob" --json "$work/oob2.json" >/dev/null
+own --submission "$work/oob" --json "$work/oob1.json" >/dev/null
+own --submission "$work/oob" --json "$work/oob2.json" >/dev/null
 check "an out-of-bounds read fails the C++ items with ASan's summary at the student's line" python3 -c "
 import json, sys
 r = json.load(open('$work/oob1.json'))

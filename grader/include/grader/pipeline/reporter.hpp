@@ -59,7 +59,7 @@ std::string render_text(const report& r, bool color);
 // "units" and every blank in "blanks".
 nlohmann::json to_json(const report& r);
 // The lesson's state in a few lines for a terminal (grader status, grader watch): a line
-// per unit, each code exercise's blanks, and the next step. `width`: the columns to fit.
-std::string render_status(const report& r, bool color, size_t width = 80);
+// per unit, each code exercise's blanks, and the next step, in 80 columns.
+std::string render_status(const report& r, bool color);
 
 }  // namespace grader

@@ -473,7 +473,7 @@ std::string render_text(const report& r, bool color) {
   return out;
 }
 
-std::string render_status(const report& r, bool color, size_t) {
+std::string render_status(const report& r, bool color) {
   const painter paint{color};
   std::string out = paint(r.title, "1") + "\n";
   out += wrapped(

@@ -50,6 +50,12 @@ for l in en zh; do
   status --lang "$l" >"$work/status.$l.txt"
   check "status ($l) fits 80 columns" fits_80 "$work/status.$l.txt"
 done
+"$grader" status "$lesson" --root "$root" --build-dir "$tree" --answers --unit exam --lang en \
+  >"$work/status-answers.txt"
+check "status on the solutions -> exit 0" test $? -eq 0
+check "status on the solutions: every blank right, hand it in" bash -c \
+  "grep -q '✓ m_new  ✓ scale  ✓ l_new  ✓ O_update  ✓ normalize' '$work/status-answers.txt' &&
+   grep -q 'Next: every unit passes: hand it in' '$work/status-answers.txt'"
 check "the zh report ends with the summary and the next step" \
   bash -c "tail -4 '$work/report.zh.txt' | grep -q '下一步：填空 \`m_new\`'"
 

@@ -38,8 +38,12 @@ void declare_watch(CLI::App& app, options& o) {
                  : "Each unit's score, each blank's state (empty, right, wrong, waiting) and "
                    "the next step, from a practice grade");
     (*cmd)->add_option("lesson", o.lesson, "The lesson, e.g. lesson13")->required();
-    (*cmd)->add_option("--submission", o.submission,
-                       "The folder of exercise files (default: exercises/<lesson>/)");
+    auto* answers = (*cmd)->add_flag("--answers", o.answers,
+                                     "The solutions (the instructor's answer branch) instead");
+    (*cmd)
+        ->add_option("--submission", o.submission,
+                     "The folder of exercise files (default: exercises/<lesson>/)")
+        ->excludes(answers);
     add_unit_option(**cmd, o);
     add_lang_option(**cmd, o);
     add_seed_option(**cmd, o, "Seed for the tests' inputs (default: fixed per lesson)");
@@ -125,7 +129,9 @@ int run_status(const course& c, const options& o, lang l) {
 
 int run_watch(const course& c, const options& o, lang l) {
   const manifest m = load_manifest(c, o.lesson);
-  const fs::path dir = o.submission.empty() ? c.exercises_dir(o.lesson) : fs::path(o.submission);
+  const fs::path dir = o.answers              ? c.solutions_dir(o.lesson)
+                       : o.submission.empty() ? c.exercises_dir(o.lesson)
+                                              : fs::path(o.submission);
   watched w;
   w.fd = inotify_init1(IN_CLOEXEC | IN_NONBLOCK);
   if (w.fd < 0) return fail_to_grade("cannot watch files here (inotify_init1 failed)");

@@ -122,3 +122,16 @@ TEST_CASE("score_blanks: with no test of its own, a filled blank of a failing ex
   CHECK(rep.blanks[0].status == blank_status::filled);
   CHECK(rep.blanks[1].status == blank_status::empty);
 }
+
+TEST_CASE("score_blanks: a wrong blank's trace comes from its check's INFO, not the seed line",
+          "[score-blanks]") {
+  const auto m = tiny_manifest();
+  test_record r = failing("blank m_new", "assertion", "");
+  r.failures.front().expression = "v.ok";
+  r.failures.front().info = {protocol::seed_line(7), "row 2, key block 1: your m_new was 3"};
+  r.tags = {"blanks", std::string(protocol::blank_tag_prefix) + "m_new"};
+  const auto rep =
+      blanks_report(m, {}, {run_of("code", std::string(protocol::blanks_tag), {r}, 1)});
+  CHECK(state_of(rep, "m_new").status == grader::blank_status::fail);
+  CHECK(state_of(rep, "m_new").detail == "row 2, key block 1: your m_new was 3");
+}

@@ -452,7 +452,11 @@ void score_blanks(const manifest& m, const resolved& what, const score_inputs& i
       } else if (rec && !rec->failures.empty()) {
         const test_failure& first = rec->failures.front();
         st.status = blank_status::fail;
-        st.detail = first.message.empty() ? first.expression : first.message;
+        // The trace: the failure's message, else its INFO lines (not the seed's).
+        st.detail = first.message;
+        for (const std::string& info : first.info)
+          if (st.detail.empty() && !info.empty() && !protocol::is_seed_line(info)) st.detail = info;
+        if (st.detail.empty()) st.detail = first.expression;
         if (first.kind == protocol::failure_kind::fatal)  // a signal while its test ran
           st.detail = trf(rep.language, "测试在判它时崩溃：{}", "its test crashed: {}", st.detail);
       } else if (!rec && crashed && !crash_told) {

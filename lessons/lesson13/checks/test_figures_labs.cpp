@@ -3,7 +3,7 @@
 // and bank counts come from a small model of one warp's addresses (warp_model.hpp: 32
 // lanes, 4-byte floats, 32-byte sectors, 32 banks of 4-byte words), walked over the same
 // launches the lab tests make (128 x 128 x 128 matmuls, attention with n = 256 and d = 32). The
-// ratios of section 5.6 are recomputed from the milliseconds measured on an H200, hard-coded below
+// ratios of section 6.6 are recomputed from the milliseconds measured on an H200, hard-coded below
 // with the data file they come from. A marked number that drifts, a marker without a computation,
 // or a figure missing from one language fails.
 //

@@ -134,7 +134,7 @@ TEST_CASE("FlashAttention kernel's global memory traffic stays within the tiled 
   const flash_result r = run_flash(rng, n, d, 0.5);
   require_precondition(r, "flash.correct", 1e-4);
   // Traffic as the hardware counts it: 32-byte sectors (a broadcast is one), loads and
-  // stores apart, each against the lab's bound (notes 5.4, "What it moves"):
+  // stores apart, each against the lab's bound (notes 6.4, "What it moves"):
   //   loads   Q once, in any layout (each float asked for once by its warp; read by
   //           broadcasts, all lanes at one address, that is a sector per float: 8 per
   //           sector), K and V once per query tile of kFlashBr rows:

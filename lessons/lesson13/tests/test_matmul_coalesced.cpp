@@ -49,7 +49,7 @@ TEST_CASE("coalesced matmul: a warp's loads and stores touch few sectors",
   // single lane's requests (one sector each), says nothing about coalescing.
   require_kernel_work(r);
   // C's writes: plain stores, or atomics (split-k's atomicAdd into C is accepted: the
-  // lab's policy, lessons/lesson13/notes/05-labs). Either way a warp writes whole
+  // lab's policy, lessons/lesson13/notes/06-labs). Either way a warp writes whole
   // sectors of consecutive floats.
   const uint64_t writes = c.global_store_requests + c.global_atomic_requests;
   REQUIRE(writes > 0);

@@ -56,7 +56,7 @@ TEST_CASE("tiled matmul reads global memory kTile times less than the naive kern
   INFO("global bytes loaded: naive " << naive.launch.counters.global_load_bytes << ", tiled "
                                      << tiled.launch.counters.global_load_bytes << ", ratio "
                                      << ratio << " (the tile factor is " << kTile << ")");
-  // Exact (notes 5.3): the bytes are counted, not sampled, and every tiled variant the
+  // Exact (notes 6.3): the bytes are counted, not sampled, and every tiled variant the
   // course knows is at kTile or above; one redundant tile per block is below.
   CHECK(ratio >= kTile);
 }

@@ -68,9 +68,12 @@ report wordy_report(lang l) {
          : "row 5, key block 3: the max rose from 2.1 to 7.4; your scale was 148, the online "
            "update needs exp(m_old − m_new) = 0.0067 (blank scale, line 41); "
            "build/grade/lesson13/bin/lesson13_online_softmax_tests_with_a_very_long_name";
-  u.items = {item_result{"code.matches_reference", long_title, 0, 1, item_status::fail, feedback},
-             item_result{"q1", zh ? "Q1：为什么物化 S 又慢又占内存；FA 省下了什么" : "Q1: why S",
-                         1.5, 2, item_status::partial, feedback, true}};
+  u.items = {
+      item_result{"code.matches_reference", long_title, 0, 1, item_status::fail, feedback},
+      item_result{"q1", zh ? "Q1：为什么物化 S 又慢又占内存；FA 省下了什么" : "Q1: why S", 1.5, 2,
+                  item_status::partial, feedback, true},
+      // An id wider than the id column (capped at 24) gets a line of its own.
+      item_result{"warmup.transpose_coalesced_reads", "Coalesced", 0, 0, item_status::pass, ""}};
   u.add_veto("no-running-max", zh ? "说不出为什么需要运行最大值" : "Cannot say why", feedback);
   u.finish();
   r.units = {u};
@@ -119,6 +122,7 @@ TEST_CASE("the text report fits 80 columns in en and zh, long titles and feedbac
   CHECK_THAT(flat, Contains("agrees with standard attention (edge shapes, large scores; no n×n "
                             "scores)"));
   CHECK_THAT(flat, Contains("your scale was 148, the online update needs exp(m_old − m_new)"));
+  CHECK_THAT(flat, Contains("warmup.transpose_coalesced_reads Coalesced"));
 }
 
 TEST_CASE("the report ends with a line per unit, each file's blanks and the next step",

@@ -215,9 +215,13 @@ std::string item_text(const item_result& it, size_t id_w, lang l, const painter&
   const size_t title_w = kWidth - title_col - 1 - kPoints;
   const std::vector<std::string> title = wrap_text(it.title + flag, title_w);
   std::string out;
+  // An id wider than the column (capped for 80 columns) gets a line of its own.
+  const bool id_alone = display_width(it.id) > id_w;
+  if (id_alone) out += fmt::format("  {} {}\n", paint(mark, code), it.id);
   for (size_t i = 0; i < title.size(); ++i) {
-    const std::string left = i == 0 ? fmt::format("  {} {}  ", paint(mark, code), pad(it.id, id_w))
-                                    : std::string(title_col, ' ');
+    const std::string left = i == 0 && !id_alone
+                                 ? fmt::format("  {} {}  ", paint(mark, code), pad(it.id, id_w))
+                                 : std::string(title_col, ' ');
     out += left +
            (i == 0 ? pad(title[i], title_w) + " " + fmt::format("{:>{}}", points, kPoints)
                    : title[i]) +

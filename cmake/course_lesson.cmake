@@ -208,6 +208,8 @@ function(course_add_lesson lesson)
                           "${glob_mode}")
       if(hidden)
         target_sources(${judge} PRIVATE ${hidden})
+        # Hidden tests reuse the public tests' helpers (e.g. lab_support.hpp).
+        target_include_directories(${judge} PRIVATE "${lesson_dir}/tests")
       endif()
       target_compile_definitions(${judge} PRIVATE COURSE_REMOTE_JUDGE)
       target_link_libraries(${judge} PRIVATE ${lesson}_references course_remote course_alloc_count)
@@ -266,10 +268,22 @@ function(course_add_lesson lesson)
   file(GLOB check_sources ${glob_mode} "${lesson_dir}/checks/*.cpp")
   if(check_sources AND NOT arg_GRADING AND COURSE_BUILD_TESTS)
     add_executable(${lesson}_checks ${check_sources})
-    target_link_libraries(${lesson}_checks PRIVATE course_testing)
+    # nlohmann/json: checks may read inputs they share with the figure scripts (figures/*.json).
+    target_link_libraries(${lesson}_checks PRIVATE course_testing nlohmann_json::nlohmann_json)
     target_compile_definitions(${lesson}_checks PRIVATE LESSON_DIR="${lesson_dir}")
     set_target_properties(${lesson}_checks PROPERTIES RUNTIME_OUTPUT_DIRECTORY "${CMAKE_BINARY_DIR}/bin")
     add_test(NAME ${lesson}.checks COMMAND ${lesson}_checks)
+  endif()
+
+  # Figures drawn by a script (lessons/<lesson>/figures/make_figures.py, Python's standard
+  # library only): <lesson>.figures_fresh draws them all into a temporary folder and fails,
+  # naming the file and the command to regenerate, when a checked-in SVG differs.
+  file(GLOB figure_script ${glob_mode} "${lesson_dir}/figures/make_figures.py")
+  if(figure_script AND NOT arg_GRADING AND COURSE_BUILD_TESTS)
+    find_package(Python3 COMPONENTS Interpreter QUIET)
+    if(Python3_FOUND)
+      add_test(NAME ${lesson}.figures_fresh COMMAND "${Python3_EXECUTABLE}" -B "${figure_script}" --check)
+    endif()
   endif()
 
   file(WRITE "${CMAKE_BINARY_DIR}/manifests/${lesson}.exercises" "${exercise_lines}")

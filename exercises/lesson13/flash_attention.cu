@@ -75,14 +75,16 @@ __global__ void __launch_bounds__(Br * 32) flash_attention_kernel(const float* Q
       // 2) scale: the factor that puts l_i and o[], weighted relative to m_i, on m_new.
       const float scale = BLANK(scale);
 
+      // 3) p and p_sum: this tile's weights against m_new, and their sum (given).
       const float p = lane < bc ? expf(s - m_new) : 0.0f;  // this lane's p_ij
       float p_sum = p;
       for (int off = 16; off > 0; off /= 2) p_sum += __shfl_xor_sync(kFull, p_sum, off);
 
-      // 3) Running sum.
+      // 4) Running sum.
       const float l_new = BLANK(l_new);
 
-      // 4) Running output: lane t owns columns t + 32 * u of the row.
+      // 5) Running output: lane t owns columns t + 32 * u of the row. pv, the sum over
+      //    this tile's keys, is given, so this blank is one expression.
       for (int u = 0; u < T; ++u) {
         float pv = 0.0f;  // sum over this tile's keys c of p_c * V_j[c][column]
         for (int c = 0; c < bc; ++c) pv += __shfl_sync(kFull, p, c) * V_tile[c * D + lane + 32 * u];
@@ -96,7 +98,7 @@ __global__ void __launch_bounds__(Br * 32) flash_attention_kernel(const float* Q
 
   if (active)
     for (int u = 0; u < T; ++u) {
-      // 5) Normalise once, at the end.
+      // Last step: normalise once, after every key tile.
       O[r * D + lane + 32 * u] = BLANK(normalize);
     }
 }

@@ -29,17 +29,20 @@ void online_softmax_update(const float* S_ij, const float* V_j, int Br, int Bc, 
     //    scale is the one factor that puts all of it relative to m_new.
     const float scale = BLANK(scale);
 
+    // 3) p_ij and p_sum: this block's weights against m_new, and their sum (given).
     float p_sum = 0.0f;
     for (int c = 0; c < Bc; ++c) {
       p_ij[c] = std::exp(s[c] - m_new);  // this block's unnormalised weights
       p_sum += p_ij[c];
     }
 
-    // 3) l_new: the row's softmax denominator over every key seen so far.
+    // 4) l_new: the row's softmax denominator over every key seen so far.
     const float l_new = BLANK(l_new);
 
-    // 4) O_r: the row's output over every key seen so far, not yet divided by l.
+    // 5) O_update: the row's output over every key seen so far, not yet divided by l.
     for (int k = 0; k < d; ++k) {
+      // This blank may be replaced by several lines: the sum over this block's
+      // keys c needs a small loop before the assignment.
       O_r[k] = BLANK(O_update);  // column k of that output, this block included
     }
 
@@ -51,7 +54,8 @@ void online_softmax_update(const float* S_ij, const float* V_j, int Br, int Bc, 
 void normalize_rows(float* O, const float* l, int n, int d) {
   for (int r = 0; r < n; ++r) {
     for (int k = 0; k < d; ++k) {
-      // 5) The attention output: softmax weights, which add up to 1, applied to V.
+      // Last step, after every key block: the attention output, whose softmax weights
+      // add up to 1, applied to V.
       O[r * d + k] = BLANK(normalize);
     }
   }

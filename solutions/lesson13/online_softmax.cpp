@@ -35,24 +35,27 @@ void online_softmax_update(const float* S_ij, const float* V_j, int Br, int Bc, 
     // PROMPT const float scale = BLANK(scale);
     // END SOLUTION
 
+    // 3) p_ij and p_sum: this block's weights against m_new, and their sum (given).
     float p_sum = 0.0f;
     for (int c = 0; c < Bc; ++c) {
       p_ij[c] = std::exp(s[c] - m_new);  // this block's unnormalised weights
       p_sum += p_ij[c];
     }
 
-    // 3) l_new: the row's softmax denominator over every key seen so far.
+    // 4) l_new: the row's softmax denominator over every key seen so far.
     // BEGIN SOLUTION
     const float l_new = l_i[r] * scale + p_sum;
     // PROMPT const float l_new = BLANK(l_new);
     // END SOLUTION
 
-    // 4) O_r: the row's output over every key seen so far, not yet divided by l.
+    // 5) O_update: the row's output over every key seen so far, not yet divided by l.
     for (int k = 0; k < d; ++k) {
       // BEGIN SOLUTION
       float pv = 0.0f;
       for (int c = 0; c < Bc; ++c) pv += p_ij[c] * V_j[c * d + k];
       O_r[k] = O_r[k] * scale + pv;
+      // PROMPT // This blank may be replaced by several lines: the sum over this block's
+      // PROMPT // keys c needs a small loop before the assignment.
       // PROMPT O_r[k] = BLANK(O_update);  // column k of that output, this block included
       // END SOLUTION
     }
@@ -65,7 +68,8 @@ void online_softmax_update(const float* S_ij, const float* V_j, int Br, int Bc, 
 void normalize_rows(float* O, const float* l, int n, int d) {
   for (int r = 0; r < n; ++r) {
     for (int k = 0; k < d; ++k) {
-      // 5) The attention output: softmax weights, which add up to 1, applied to V.
+      // Last step, after every key block: the attention output, whose softmax weights
+      // add up to 1, applied to V.
       // BEGIN SOLUTION
       O[r * d + k] = O[r * d + k] / l[r];
       // PROMPT O[r * d + k] = BLANK(normalize);

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "course/figures.hpp"
+#include "figure_inputs.hpp"
 
 namespace {
 
@@ -66,6 +67,40 @@ blockwise_result blockwise_softmax(const std::vector<double>& scores,
   }
   r.averaged = r.summed / blocks;
   return r;
+}
+
+// Section 4.3's worked trace: online softmax, one query row with d = 1, on the scores, values
+// and block size of figures/figures.json (notes/figures/online-softmax-trace.svg is drawn from
+// the same file). After block j (from 1): the running max m, the rescale exp(m_old - m_new),
+// the running sum l and the unnormalised output O; then O / l and the direct softmax.
+void add_trace_figures(std::map<std::string, figure>& computed) {
+  const std::vector<double> scores = lesson13_figures::input_list("trace", "scores");
+  const std::vector<double> values = lesson13_figures::input_list("trace", "values");
+  const auto block = static_cast<size_t>(lesson13_figures::input("trace", "block_size"));
+  REQUIRE(!scores.empty());
+  REQUIRE(scores.size() == values.size());
+  REQUIRE(block > 0);
+  double m = -std::numeric_limits<double>::infinity(), l = 0.0, o = 0.0;
+  for (size_t j = 0, n = 1; j < scores.size(); j += block, ++n) {
+    const size_t end = std::min(scores.size(), j + block);
+    double m_new = m;
+    for (size_t k = j; k < end; ++k) m_new = std::max(m_new, scores[k]);
+    const double scale = std::exp(m - m_new);  // exactly 0 on the first block
+    l *= scale;
+    o *= scale;
+    for (size_t k = j; k < end; ++k) {
+      l += std::exp(scores[k] - m_new);
+      o += std::exp(scores[k] - m_new) * values[k];
+    }
+    m = m_new;
+    const std::string at = std::to_string(n);
+    computed["attn.trace_m" + at] = exact(m);
+    computed["attn.trace_scale" + at] = scale == 0.0 ? exact(0.0) : rounded(scale, 4);
+    computed["attn.trace_l" + at] = rounded(l, 4);
+    computed["attn.trace_o" + at] = rounded(o, 4);
+  }
+  computed["attn.trace_out"] = rounded(o / l, 4);
+  computed["attn.trace_direct"] = rounded(softmax_dot(scores, values), 4);
 }
 
 }  // namespace
@@ -134,7 +169,7 @@ TEST_CASE("attention figures in the lesson 13 notes match their computation", "[
   // The exercise's own example: n = 256.
   const double ex_s_elems = 256.0 * 256;
 
-  const std::map<std::string, figure> computed = {
+  std::map<std::string, figure> computed = {
       {"attn.softmax_intensity", exact(5.0 / 4.0)},  // 5 ops per element over 2 + 2 bytes
       {"attn.s_elems", exact(s_elems)},
       {"attn.s_bytes", exact(s_bytes)},
@@ -198,5 +233,6 @@ TEST_CASE("attention figures in the lesson 13 notes match their computation", "[
       {"attn.ex_s_elems", exact(ex_s_elems)},
   };
 
+  add_trace_figures(computed);
   lesson_checks::check_figures(std::filesystem::path(LESSON_DIR) / "notes", "attn.", computed);
 }

@@ -9,6 +9,7 @@
 #include <catch2/catch.hpp>
 
 #include "course/figures.hpp"
+#include "figure_inputs.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -31,22 +32,27 @@ constexpr double a100_tensor_flop_per_clk_sm = 2048;  // dense FP16/BF16: 1,024 
 constexpr double a100_bf16_flops = 312e12;            // dense
 constexpr double a100_fp32_flops = 19.5e12;
 constexpr double a100_l1_smem_kib_per_sm = 192;
-constexpr double a100_fp32_lanes_per_sm = 64;  // "CUDA cores" per SM
-constexpr double a100_l2_read_bytes_per_clk =
-    5120;  // whitepaper: 2.3x V100's 2,048 B/clk at 1.53 GHz
+constexpr double a100_fp32_lanes_per_sm = 64;        // "CUDA cores" per SM
+constexpr double a100_l2_read_bytes_per_clk = 5120;  // whitepaper, per clock (clock unstated)
+constexpr double v100_l2_read_bytes_per_clk = 2048;  // A100 whitepaper
+constexpr double v100_clock_hz = 1.53e9;             // V100 SXM2 boost clock
 constexpr double a100_40gb_bw = 1.555e12;
 constexpr double a100_80gb_bw = 2.039e12;
 
 constexpr double h100_sms = 132;
 constexpr double h100_tensor_flop_per_clk_sm = 4096;
-constexpr double h100_bf16_flops = 989.4e12;  // SXM, dense
 constexpr double h100_fp8_flops = 1978.9e12;  // SXM, dense
-constexpr double h100_fp32_flops = 67e12;     // SXM, CUDA cores
 constexpr double h100_fp32_fma_per_clk_sm = 128;
 constexpr double h100_regfile_kib_per_sm = 256;
 constexpr double h100_smem_kib_per_sm = 228;
 constexpr double h100_bw = 3.35e12;  // SXM, HBM3
-constexpr double h200_bw = 4.8e12;   // HBM3e, compute as H100 SXM
+
+// From figures/figures.json, which the roofline figure (notes/figures/roofline-h200.svg) is
+// drawn from too: the H100 SXM's dense BF16 peak (989.4e12) and FP32 CUDA-core peak (67e12),
+// which the H200 shares, and the H200's HBM3e bandwidth (4.8e12 B/s).
+const double h100_bf16_flops = lesson13_figures::input("h100_sxm", "bf16_dense_flops");
+const double h100_fp32_flops = lesson13_figures::input("h100_sxm", "fp32_flops");
+const double h200_bw = lesson13_figures::input("h200", "hbm_bytes_per_s");
 
 constexpr double smem_bytes_per_clk_sm = 32 * 4;  // 32 banks x 4 bytes
 constexpr double smem_words_per_clk_sm = 32;
@@ -67,7 +73,7 @@ constexpr double h200_stride32_gbs = 238;
 constexpr double h200_gemm_tflops = 790;
 
 // Published measurements quoted in the notes.
-constexpr double boehm_naive = 309, boehm_coalesced = 1986.5;    // GFLOP/s, A6000, 4092^2
+constexpr double boehm_naive = 309, boehm_coalesced = 1986.5;    // GFLOP/s, A6000, 4096^2
 constexpr double boehm_smem = 2980.3, boehm_1d_tiling = 8474.7;  // GFLOP/s
 constexpr double fa2_h100_utilisation = 0.35;                    // FlashAttention-3 paper
 constexpr double fa3_fp16_tflops = 740;                          // FlashAttention-3 paper
@@ -139,6 +145,9 @@ TEST_CASE("hardware figures in lesson 13's notes are computed right", "[figures]
   computed["hw.h100_smem_bw_max_clock_tbs"] = {
       h100_sms * smem_bytes_per_clk_sm * h100_fp32_clock_hz / 1e12, 0.005};
   computed["hw.a100_l2_bw_tbs"] = {a100_l2_read_bytes_per_clk * a100_clock_hz / 1e12, 0.005};
+  computed["hw.a100_v100_l2_ratio"] = {
+      (a100_l2_read_bytes_per_clk * a100_clock_hz) / (v100_l2_read_bytes_per_clk * v100_clock_hz),
+      0.01};
   computed["hw.h100_smem_total_mib"] = {h100_sms * h100_smem_kib_per_sm * kib / mib, 0.005};
   computed["hw.a100_smem_hbm_ratio"] = {a100_smem_bw / a100_80gb_bw, 0.01};
   computed["hw.h100_smem_hbm_ratio"] = {h100_smem_bw / h100_bw, 0.01};
@@ -161,6 +170,12 @@ TEST_CASE("hardware figures in lesson 13's notes are computed right", "[figures]
   computed["hw.ridge_h200"] = {h100_bf16_flops / h200_bw, 0.005};
   computed["hw.ridge_h100_fp8"] = {h100_fp8_flops / h100_bw, 0.005};
   computed["hw.ridge_h100_fp32"] = {h100_fp32_flops / h100_bw, 0.005};
+  // The fp32 roofline of the H200 (notes/figures/roofline-h200.svg) and the compulsory
+  // intensity of the course's kernels on it: matmul 2n^3 FLOP over A, B read and C written;
+  // attention 4n^2 d FLOP over Q, K, V read and O written (fp32, 4 bytes).
+  computed["hw.ridge_h200_fp32"] = {h100_fp32_flops / h200_bw, 0.005};
+  computed["hw.roofline_matmul_ai"] = {2 * 4096.0 * 4096 * 4096 / (3 * 4096.0 * 4096 * 4), 0.001};
+  computed["hw.roofline_attn_ai_16k"] = {4 * 16384.0 * 16384 * 64 / (4 * 16384.0 * 64 * 4), exact};
   computed["hw.ridge_a100_smem"] = {a100_tensor_flop_per_clk_sm / smem_bytes_per_clk_sm, exact};
   computed["hw.ridge_h100_smem"] = {h100_tensor_flop_per_clk_sm / smem_bytes_per_clk_sm, exact};
   computed["hw.h200_bw_ratio"] = {h200_bw / h100_bw, 0.005};

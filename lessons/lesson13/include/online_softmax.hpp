@@ -2,8 +2,9 @@
 // Implemented by exercises/lesson13/online_softmax.cpp (the student's file) and
 // solutions/lesson13/online_softmax.cpp; tested by lessons/lesson13/tests/.
 //
-// All matrices are row-major float. Q, K, V and O are n x d. As in the lesson's
-// numpy code, scores are S = Q K^T with no 1/sqrt(d) factor (fold it into Q).
+// All matrices are row-major float. Q, K, V and O are n x d. As in the reference the
+// tests compare against (standard_attention in reference/attention_reference.hpp),
+// scores are S = Q K^T with no 1/sqrt(d) factor (fold it into Q).
 #pragma once
 
 namespace lesson13 {

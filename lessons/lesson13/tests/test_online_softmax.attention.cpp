@@ -284,7 +284,7 @@ TEST_CASE("flash_attention matches standard attention", "[code.matches_reference
   using pk = problem_kind;
   // Edge shapes, then structured rows with a partial last block (every real bug
   // shows there on every draw), then many random shapes.
-  check_flash(make_problem(rng, 256, 32, 32, pk::random));  // the lesson's own example
+  check_flash(make_problem(rng, 256, 32, 32, pk::random));  // the shape notes §0.4 cites
   check_flash(make_problem(rng, 1, 8, 4, pk::random));
   check_flash(make_problem(rng, 1, 1, 1, pk::random));
   check_flash(make_problem(rng, 37, 8, 1, pk::random));    // block_size = 1

@@ -96,7 +96,7 @@ __global__ void block_scan_kernel(const float* x, float* y, int n) {
 // 8. A transpose through shared memory. Reading `in` by rows and writing `out` by rows
 //    keeps both coalesced; the tile turns the rows into columns in between. Reading a
 //    column of the tile puts all 32 lanes in one bank unless each row is padded.
-constexpr int PAD = 0;  // extra floats at the end of each tile row (warmup.transpose_banks)
+constexpr int PAD = TUNABLE(0);  // floats added to each tile row: yours to change (warmup.transpose_banks)
 
 __global__ void transpose_kernel(const float* in, float* out, int rows, int cols) {
   __shared__ float tile[kTransposeTile][kTransposeTile + PAD];

@@ -137,6 +137,11 @@ TEST_CASE("changes_outside_blanks: blanks are the student's, every other edit is
   CHECK(changed[2].kind == "added");  // the student's line 6
   CHECK(changed[2].line == 6);
   CHECK(changed[2].text == "static int spy = std::puts(\"hi\");");
+  // A TUNABLE value's line is the student's too: a new value, or the macro gone.
+  const std::string tunable = "constexpr int PAD = TUNABLE(0);  // padding\nint g();\n";
+  CHECK(changes_outside_blanks(tunable, "constexpr int PAD = TUNABLE(1);\nint g();\n").empty());
+  CHECK(changes_outside_blanks(tunable, "constexpr int PAD = 1;\nint g();\n").empty());
+  CHECK(changes_outside_blanks(tunable, "constexpr int PAD = 1;\nint h();\n").size() == 1);
   // A line removed outright is a changed line of the exercise too.
   const auto removed = changes_outside_blanks(exercise,
                                               "#include <cmath>\nfloat f(float x, float m) {\n"

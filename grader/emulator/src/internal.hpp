@@ -163,6 +163,7 @@ struct machine {
   uint32_t ticks = 0;
   bool warned_static = false;  // the static-data write warning, once per launch
   bool warned_mask = false;    // the shuffle-outside-its-mask warning, once per launch
+  bool warned_exited = false;  // the shuffle-from-an-exited-lane warning, once per launch
 
   // Races found in this launch: (first pc, second pc, first kind, second kind, space:
   // 0 shared, 1 global within a block, 2 global between blocks) -> bytes.

@@ -76,8 +76,9 @@ std::string race_text(const race& r) {
   if (r.global)
     out += r.across_blocks
                ? "=========     in global memory, between threads of different blocks (blocks run "
-                 "in no fixed order and no barrier orders them: use atomics or one block per "
-                 "output)\n"
+                 "in no fixed order and no barrier orders them). If each element should have one "
+                 "writer, two blocks computed the same index: does it include blockIdx? If "
+                 "several blocks must add into one element, use atomics\n"
                : "=========     in global memory, between threads of one block with no "
                  "__syncthreads() between the two accesses\n";
   return out;
@@ -115,7 +116,15 @@ std::string launch_record::sanitizer_text() const {
     std::string line;
     while (std::getline(lines, line)) os << "========= " << line << '\n';
   }
-  for (const auto& r : races) os << detail::race_text(r);
+  // The first few races say what is wrong; thirty pairs of one mistake would bury it.
+  constexpr size_t kShown = 4;
+  for (size_t i = 0; i < races.size() && i < kShown; ++i) os << detail::race_text(races[i]);
+  if (races.size() > kShown) {
+    uint64_t hazards = 0;
+    for (size_t i = kShown; i < races.size(); ++i) hazards += races[i].hazards;
+    os << "========= ... and " << races.size() - kShown << " more race(s) (" << hazards
+       << " hazards)\n";
+  }
   return os.str();
 }
 

@@ -213,6 +213,23 @@ void mask_warning(const warp_op& g, uint32_t lane, int src) {
   emu.in_kernel = was;
 }
 
+// A shuffle read a lane of its mask that has already returned: undefined on a GPU (an
+// inactive lane's register), so the reader gets a poison value and the report says why,
+// instead of the reader's own value passing for a neutral one (a warp sum after an early
+// `return` of the lanes past n).
+void exited_warning(const warp_op& g, uint32_t lane, int src) {
+  const bool was = emu.in_kernel;
+  emu.in_kernel = false;  // the message builds strings
+  emu.warned_exited = true;
+  emit(report_kind::warning,
+       std::string("Warning: ") + op_name(g.op) + " with mask " + mask_text(g.mask) + ": lane " +
+           std::to_string(lane) + " reads lane " + std::to_string(src) +
+           ", which has already returned (undefined on a GPU: the emulator returns NaN or "
+           "3.4e38). Every lane of the mask must reach the shuffle: keep the lanes with no "
+           "element in it, with a neutral value, instead of returning early");
+  emu.in_kernel = was;
+}
+
 // Every live lane of pending operation `gi` has arrived: compute the results and let
 // those lanes go on.
 void resolve(warp_state& w, uint32_t warp, size_t gi) {
@@ -255,8 +272,13 @@ void resolve(warp_state& w, uint32_t warp, size_t gi) {
       // A live lane outside the mask: it may be anywhere in its own code.
       th.warp_result = poison(static_cast<uint32_t>(src) + w.completed);
       if (!emu.warned_mask) mask_warning(g, lane, src);
+    } else if (g.op <= static_cast<int>(shfl_op::bfly) && src >= 0 && src < 32 &&
+               (g.mask >> src & 1u) && warp * 32 + static_cast<uint32_t>(src) < emu.threads.size()) {
+      // A lane of the mask that exists but has returned.
+      th.warp_result = poison(static_cast<uint32_t>(src) + w.completed);
+      if (!emu.warned_exited) exited_warning(g, lane, src);
     } else {
-      th.warp_result = th.warp_value;  // a lane that exited or that the block lacks
+      th.warp_result = th.warp_value;  // a lane that the block lacks
     }
     th.state = thread_state::runnable;
   }
@@ -588,6 +610,7 @@ void launch(const launch_config& config, const char* name, void (*entry)(void*),
   emu.races.clear();
   emu.warned_static = false;
   emu.warned_mask = false;
+  emu.warned_exited = false;
   emu.forget_allocations();  // check_races may have changed since: the shadows with it
   ++emu.launch_id;
   rec.schedule = g_options.schedule;

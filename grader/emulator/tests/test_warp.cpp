@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 
 #include <chrono>
+#include <cmath>
 #include <numeric>
 #include <string>
 #include <vector>
@@ -192,6 +193,25 @@ TEST_CASE("a shuffle that reads a lane outside its mask gets a poison value and 
   const auto got = out.download();
   CHECK_FALSE(got[0] == 7.0f);  // the sum of seven 1s, had the outside lanes given 0
   CHECK_FALSE(got[0] == 32.0f);
+}
+
+TEST_CASE("a shuffle that reads a lane which has returned gets a poison value and a warning",
+          "[adversarial]") {
+  // Lanes 20..31 return before a full-mask warp sum: undefined on a GPU. Returning the
+  // reader's own value would pass for a neutral element (20 + 12 doubled lanes here), so
+  // the emulator poisons it and says which lane had returned.
+  quiet q;
+  device_buffer<float> out(1);
+  adv_shuffle_after_return(out.ptr);
+  const auto& r = last();
+  CHECK(r.error == cudaSuccess);
+  REQUIRE(r.reports.size() == 1);  // once per launch
+  CHECK(r.reports[0].kind == cuda_emu::report_kind::warning);
+  CHECK_THAT(r.reports[0].text, Catch::Contains("__shfl_down_sync with mask 0xffffffff: lane 4 "
+                                                "reads lane 20, which has already returned"));
+  const float got = out.download()[0];
+  CHECK_FALSE(got == 20.0f);
+  CHECK_FALSE((std::isfinite(got) && got < 1e30f));
 }
 
 TEST_CASE("ballot, any and all in a block whose last warp has 8 lanes", "[adversarial]") {

@@ -87,6 +87,39 @@ TEST_CASE("add_matrices: C = A + B on shapes not a multiple of the block", "[war
   }
 }
 
+TEST_CASE("add_matrices: a warp's loads and stores touch few sectors",
+          "[warmup.map2d][emulator]") {
+  auto rng = course::test_rng("lab0-map2d-sectors");
+  INFO(course::seed_note());
+  const int rows = 64, cols = 96;
+  const size_t rc = size_t(rows) * cols;
+  const std::vector<float> A = random_vector(rng, rc, -2.0f, 2.0f),
+                           B = random_vector(rng, rc, -2.0f, 2.0f);
+  std::vector<double> want(rc), tolerance(rc);
+  for (size_t i = 0; i < rc; ++i) {
+    want[i] = double(A[i]) + B[i];
+    tolerance[i] = 1e-6 * (std::abs(A[i]) + std::abs(B[i])) + 1e-30;
+  }
+  device_buffer<float> dA(A), dB(B), dC(rc);
+  const run_result r = run([&] { add_matrices(dA.ptr, dB.ptr, dC.ptr, rows, cols); }, dC, 0);
+  {
+    INFO(course::protocol::cause_prefix
+         << "first the sums must be right and the launch clean (see the other warmup.map2d test)");
+    require_right(r, want, tolerance, {"C", cols});
+  }
+  labs::require_kernel_work(r);
+  const auto& c = r.launch.counters;
+  INFO(r.launch.ncu_metrics());
+  INFO("global load sectors per request: "
+       << c.global_load_sectors_per_request() << ", stores "
+       << c.global_write_sectors_per_request() << "; coalesced is "
+       << c.global_load_coalesced_sectors_per_request()
+       << ": a warp's 32 lanes should take 32 neighbouring columns of one row (x along the "
+          "columns), not 32 rows of one column");
+  CHECK(c.global_load_sectors_per_request() <= c.global_load_coalesced_sectors_per_request());
+  CHECK(c.global_write_sectors_per_request() <= c.global_write_coalesced_sectors_per_request());
+}
+
 TEST_CASE("divide_rows: each row divided by its own s[r]", "[warmup.broadcast]") {
   auto rng = course::test_rng("lab0-broadcast");
   INFO(course::seed_note());

@@ -150,6 +150,19 @@ void adv_xor_outside_mask(float* out) {
   adv_xor_outside_mask_kernel<<<1, 32>>>(out);
 }
 
+// A warp sum after an early return: lanes 20..31 leave before the shuffles, so lanes
+// 4..19 read returned lanes (undefined on a GPU).
+__global__ void adv_shuffle_after_return_kernel(float* out) {
+  const int lane = threadIdx.x;
+  if (lane >= 20) return;
+  float v = 1.0f;
+  for (int off = 16; off > 0; off >>= 1) v += __shfl_down_sync(kFull, v, off);
+  if (lane == 0) out[0] = v;
+}
+void adv_shuffle_after_return(float* out) {
+  adv_shuffle_after_return_kernel<<<1, 32>>>(out);
+}
+
 // Lanes 0-15 wait at a full-mask shuffle that lanes 16-31, at __syncthreads, never reach.
 __global__ void adv_shuffle_vs_barrier_kernel(int* out) {
   const int lane = threadIdx.x;

@@ -12,4 +12,5 @@ void adv_half_warp_reductions(int* out, bool by_width);
 void adv_same_mask_different_ops(int* out);
 void adv_warp_deadlock(int* out);
 void adv_xor_outside_mask(float* out);
+void adv_shuffle_after_return(float* out);
 void adv_shuffle_vs_barrier(int* out);

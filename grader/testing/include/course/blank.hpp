@@ -122,3 +122,8 @@ COURSE_BLANK_UNCHECKED inline void unfilled(const char* name) {
 
 #define BLANK(name) (::course::blank_value{#name})
 #define BLANK_STMT(name) (::course::unfilled(#name))
+// TUNABLE(value): a given value the exercise invites the student to change (lab 0's
+// padding, `constexpr int PAD = TUNABLE(0);`). It is just the value, usable in constant
+// expressions; the grader treats its line as the student's, like a blank's, so an edit
+// there is not flagged as a change outside the blanks (grader/lesson/regions.hpp).
+#define TUNABLE(value) (value)

@@ -273,7 +273,8 @@ void resolve(warp_state& w, uint32_t warp, size_t gi) {
       th.warp_result = poison(static_cast<uint32_t>(src) + w.completed);
       if (!emu.warned_mask) mask_warning(g, lane, src);
     } else if (g.op <= static_cast<int>(shfl_op::bfly) && src >= 0 && src < 32 &&
-               (g.mask >> src & 1u) && warp * 32 + static_cast<uint32_t>(src) < emu.threads.size()) {
+               (g.mask >> src & 1u) &&
+               warp * 32 + static_cast<uint32_t>(src) < emu.threads.size()) {
       // A lane of the mask that exists but has returned.
       th.warp_result = poison(static_cast<uint32_t>(src) + w.completed);
       if (!emu.warned_exited) exited_warning(g, lane, src);

@@ -87,8 +87,7 @@ TEST_CASE("add_matrices: C = A + B on shapes not a multiple of the block", "[war
   }
 }
 
-TEST_CASE("add_matrices: a warp's loads and stores touch few sectors",
-          "[warmup.map2d][emulator]") {
+TEST_CASE("add_matrices: a warp's loads and stores touch few sectors", "[warmup.map2d][emulator]") {
   auto rng = course::test_rng("lab0-map2d-sectors");
   INFO(course::seed_note());
   const int rows = 64, cols = 96;
@@ -111,9 +110,8 @@ TEST_CASE("add_matrices: a warp's loads and stores touch few sectors",
   const auto& c = r.launch.counters;
   INFO(r.launch.ncu_metrics());
   INFO("global load sectors per request: "
-       << c.global_load_sectors_per_request() << ", stores "
-       << c.global_write_sectors_per_request() << "; coalesced is "
-       << c.global_load_coalesced_sectors_per_request()
+       << c.global_load_sectors_per_request() << ", stores " << c.global_write_sectors_per_request()
+       << "; coalesced is " << c.global_load_coalesced_sectors_per_request()
        << ": a warp's 32 lanes should take 32 neighbouring columns of one row (x along the "
           "columns), not 32 rows of one column");
   CHECK(c.global_load_sectors_per_request() <= c.global_load_coalesced_sectors_per_request());

@@ -12,9 +12,14 @@ test_setup "$@"
 need_bwrap
 class="$work/class"
 mkdir -p "$class"
+# The exercise files and full marks (every unit's max_score), from the manifest.
+files=$("$grader" dev manifest lesson13 --all --root "$root" | awk '{print $3}')
+export FULL=$(python3 -c 'import json, sys; print(sum(u["max_score"] for u in json.load(open(sys.argv[1]))["units"]))' \
+  "$root/lessons/lesson13/manifest.json")
+export FILES="$files"
 solution() {  # solution DIR: the completed files only
   mkdir -p "$1"
-  for f in online_softmax.cpp answers.md matmul_coalesced.cu matmul_tiled.cu flash_attention.cu; do
+  for f in $files; do
     cp "$root/solutions/lesson13/$f" "$1/"
   done
 }
@@ -47,23 +52,24 @@ grep -q "^$((6 + zipped)) marked, 0 unchanged since the last batch, $((5 - zippe
 
 # The gradebook: a row per entry, in order, with the verdicts and the reasons.
 python3 - "$out" "$zipped" <<'PY' || bad "gradebook"
-import csv, json, sys
+import csv, json, os, sys
 out, zipped = sys.argv[1], sys.argv[2] == '1'
+full = os.environ['FULL']
 rows = list(csv.DictReader(open(f'{out}/gradebook.csv', encoding='utf-8')))
 names = [r['student'] for r in rows]
 want = ['\'=hal,"x"', 'alice', 'bob', 'carol', 'dave', 'erin repo', 'frank', 'gina', 'ivan', 'judy', 'kim']
 assert names == want, names
 by = {r['student']: r for r in rows}
-assert by['alice']['score'] == '40' and by['alice']['passed'] == 'yes', by['alice']
-assert by['erin repo']['score'] == '40', 'a cloned repository: files in exercises/lesson13/'
+assert by['alice']['score'] == full and by['alice']['passed'] == 'yes', by['alice']
+assert by['erin repo']['score'] == full, 'a cloned repository: files in exercises/lesson13/'
 assert by['bob']['passed'] == 'no' and by['bob']['code.update'] == '0', by['bob']
 assert by['carol']['exam.vetoes'] == 'hbm-smem-bandwidth' and by['carol']['exam.passed'] == 'no'
 assert by['dave']['graded'] == 'no' and 'answers.md' in by['dave']['reason'], by['dave']
 assert by['frank']['graded'] == 'no' and 'link' in by['frank']['reason'], by['frank']
 assert by['gina']['graded'] == 'no' and ('archive' in by['gina']['reason'] or 'unzip' in by['gina']['reason'])
-assert by['ivan']['score'] == '40', by['ivan']
+assert by['ivan']['score'] == full, by['ivan']
 assert by['judy']['graded'] == 'no' and 'over 1 MiB' in by['judy']['reason'], by['judy']
-assert (by['kim']['score'] == '40') if zipped else 'unzip' in by['kim']['reason'], by['kim']
+assert (by['kim']['score'] == full) if zipped else 'unzip' in by['kim']['reason'], by['kim']
 for r in rows:
     if r['graded'] == 'yes':
         assert r['isolation_level'] == 'full' and r['seed'] and r['grader_version'], r
@@ -119,7 +125,7 @@ hostile="$work/hostile"
 python3 - "$root" "$hostile" <<'PY' || bad "hostile class: could not be laid out"
 import os, shutil, sys
 root, cls = sys.argv[1].encode(), sys.argv[2].encode()
-files = [b'online_softmax.cpp', b'answers.md', b'matmul_coalesced.cu', b'matmul_tiled.cu', b'flash_attention.cu']
+files = [f.encode() for f in os.environ['FILES'].split()]
 graded = [b'<img src=x onerror=alert(1)>', b'\xff\xfe bytes \xc2\x9b2J \x1b[31m red']
 refused = [b'](javascript:alert(1))', b'| table | break', b'nl\n# forged heading\n- [x](javascript:alert(2))',
            b'=HYPERLINK("evil.example","click")', b"+cmd|' -C calc'!A0", b'@SUM(1+1)', b'-2+3',
@@ -198,7 +204,8 @@ for n in ('<img src=x onerror=alert(1)>', '| table | break', '](javascript:alert
           "'=HYPERLINK(\"evil.example\",\"click\")", "'+cmd|' -C calc'!A0", "'@SUM(1+1)", "'-2+3"):
     check(n in book, f'gradebook: {n!r} is not a row as written')
 by = {r['student']: r for r in rows}
-check(by.get('<img src=x onerror=alert(1)>', {}).get('score') == '40', 'the <img ...> student is not marked 40')
+check(by.get('<img src=x onerror=alert(1)>', {}).get('score') == os.environ['FULL'],
+      'the <img ...> student is not marked full marks')
 
 # Markdown: outside code fences, no raw <, no link but the chart, no code span, each
 # table row as many cells as its header, no heading or list item a name made.

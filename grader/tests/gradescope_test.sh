@@ -2,7 +2,7 @@
 # The Gradescope bundle end to end (ctest grader.gradescope): `grader dev gradescope` writes
 # the zip; it is unpacked into a temporary root laid out as Gradescope's /autograder (the
 # scripts' AUTOGRADER_ROOT), setup.sh installs and builds from the bundle alone, and
-# run_autograder marks four uploads: the solutions (40 points), the untouched exercise (0),
+# run_autograder marks four uploads: the solutions (full marks: 10 per unit), the untouched exercise (0),
 # the solutions as a repository (files in exercises/lesson13/) and one with a file missing.
 # Every results.json must obey docs/formats/gradescope.schema.json.
 #   grader/tests/gradescope_test.sh build/dev/bin/grader .
@@ -49,14 +49,17 @@ assert not text or text in r.get('output', ''), f"{text!r} not in the output: {r
 PY
 }
 sub="$ag/submission"
+# Full marks: every unit's max_score, from the manifest (a new unit needs no edit here).
+full=$(python3 -c 'import json, sys; print(sum(u["max_score"] for u in json.load(open(sys.argv[1]))["units"]))' \
+  "$root/lessons/lesson13/manifest.json")
 files=$("$grader" dev manifest lesson13 --all --root "$root" | awk '{print $3}')
 rm -rf "$sub" && mkdir -p "$sub" && for f in $files; do cp "$root/solutions/lesson13/$f" "$sub/"; done
-mark solutions 40 40 "40 / 40, PASS"
+mark solutions "$full" "$full" "$full / $full, PASS"
 rm -rf "$sub" && cp -r "$root/exercises/lesson13" "$sub"
 mark exercise 0 0 "FAIL"
 rm -rf "$sub" && mkdir -p "$sub/exercises/lesson13" &&
   for f in $files; do cp "$root/solutions/lesson13/$f" "$sub/exercises/lesson13/"; done
-mark repository 40 40 "PASS"
+mark repository "$full" "$full" "PASS"
 rm -rf "$sub" && mkdir -p "$sub" && cp "$root/solutions/lesson13/online_softmax.cpp" "$sub/"
 mark missing 0 0 "not graded: missing file"
 

@@ -16,7 +16,7 @@ class="$work/class"
 python3 - "$root" "$class" <<'PY'
 import json, os, shutil, sys
 root, cls = sys.argv[1:]
-files = ['online_softmax.cpp', 'answers.md', 'matmul_coalesced.cu', 'matmul_tiled.cu', 'flash_attention.cu']
+files = [e['file'] for e in json.load(open(f'{root}/lessons/lesson13/manifest.json'))['exercises']]
 def student(name, mutant=None):
     d = f'{cls}/{name}'
     os.makedirs(d)

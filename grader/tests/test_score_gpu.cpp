@@ -124,7 +124,44 @@ TEST_CASE("score_gpu: each run becomes a check, and only verdicts can disagree",
   CHECK(g.timings[0].ms == 2.0);
   CHECK(g.timings[0].solution_ms == 1.0);
   CHECK(g.timings[0].baseline_ms == 1.0);
+  REQUIRE(g.timings[0].baselines.size() == 1);  // a line with one baseline: that one
+  CHECK(g.timings[0].baselines[0].name == "cublas_sgemm");
   CHECK(g.bench_peak_bytes == 387ull << 20);
+}
+
+TEST_CASE("score_gpu: a grade of some units says why it has no timings", "[gpu-stage]") {
+  grader::gpu_runs runs = lab_runs();
+  runs.bench_needs_every_lab = true;
+  runs.bench_built = runs.solution_bench_built = false;
+  const grader::gpu_section g = grader::score_gpu(runs, emulated(), lang::en);
+  CHECK(g.timings.empty());
+  bool said = false;
+  for (const auto& m : g.messages) {
+    CHECK(m.find("did not build") == std::string::npos);  // it was never asked to
+    said = said || m.find("without --unit") != std::string::npos;
+  }
+  CHECK(said);
+}
+
+TEST_CASE("score_gpu: a kernel timed against several baselines keeps each, in order",
+          "[gpu-stage]") {
+  grader::gpu_runs runs = lab_runs();
+  runs.bench =
+      exited(0,
+             "{\"kernel\":\"attention_eager\",\"n\":4096,\"d\":64,\"ms\":0.2}\n"  // a baseline
+             "{\"kernel\":\"flash\",\"n\":4096,\"d\":64,\"ms\":0.8,\"valid\":true,"
+             "\"baseline\":\"attention_naive\",\"baseline_ms\":4.8,\"baselines\":["
+             "{\"name\":\"attention_naive\",\"ms\":4.8},{\"name\":\"attention_eager\",\"ms\":0.2},"
+             "{\"name\":\"too_big\",\"ms\":-1},{\"ms\":3},7]}\n");
+  const grader::gpu_section g = grader::score_gpu(runs, emulated(), lang::en);
+  REQUIRE(g.timings.size() == 1);
+  const auto& b = g.timings[0].baselines;
+  REQUIRE(b.size() == 3);  // entries without a name are skipped
+  CHECK(b[0].name == "attention_naive");
+  CHECK(b[0].ms == 4.8);
+  CHECK(b[1].name == "attention_eager");
+  CHECK(b[1].ms == 0.2);
+  CHECK(b[2].ms == -1);
 }
 
 TEST_CASE("score_gpu: a sanitizer that cannot finish keeps the pass and says so", "[gpu-stage]") {

@@ -102,11 +102,18 @@ gpu_runs run_gpu(const course& c, const manifest& m, const grade_request& req, c
   // Every code file's wrapper is built (CMake configures all exercises), and the timing
   // programs; nvcc builds take longer than the emulator's.
   const auto tree = gpu_tree(c, m, req, g.arch);
+  g.bench_needs_every_lab = !std::all_of(m.exercises.begin(), m.exercises.end(),
+                                         [&](const exercise& e) {
+                                           return e.kind != "cu" || what.find(e.id) != nullptr;
+                                         });
+  std::vector<std::string> benches, solution_benches;
+  if (!g.bench_needs_every_lab) {
+    benches.push_back(bench_of(m));
+    if (g.has_solutions) solution_benches.push_back(solution_bench_of(m));
+  }
   g.built = tree->build(what.paths(),
                         std::max<std::chrono::seconds>(req.build_timeout, std::chrono::minutes(10)),
-                        {bench_of(m)},
-                        g.has_solutions ? std::vector<std::string>{solution_bench_of(m)}
-                                        : std::vector<std::string>{});
+                        benches, solution_benches);
   const std::vector<test_job> jobs = plan_gpu_jobs(m, what, g);
   run_limits limits;
   limits.timeout = req.test_timeout;

@@ -127,6 +127,13 @@ std::string bench_failure(const char* which, const run_result& r) {
 
 // The submission's kernels against the solution's and the baselines.
 void score_timings(const gpu_runs& runs, gpu_section& g, lang l) {
+  if (runs.bench_needs_every_lab) {
+    g.messages.push_back(tr(l, "计时：计时程序要链接所有 CUDA 实验，只评部分单元（--unit）时不计时；"
+                               "不加 --unit 再运行 --gpu 即可看到计时。",
+                            "Timings: the timing program links every CUDA lab, so a grade of "
+                            "some units (--unit) has none; run --gpu without --unit for them."));
+    return;
+  }
   if (!runs.bench_built) {
     g.messages.push_back(tr(l, "计时程序没有编译成功。", "The timing program did not build."));
     return;
@@ -148,9 +155,18 @@ void score_timings(const gpu_runs& runs, gpu_section& g, lang l) {
   }
   for (const auto& j : bench_lines(runs.bench)) {
     if (!j.contains("kernel") || !j.contains("baseline")) continue;  // baselines and headers
-    gpu_timing t{j.value("kernel", ""),  size_of(j), j.value("valid", false),
-                 j.value("ms", -1.0),    -1,         j.value("baseline_ms", -1.0),
-                 j.value("baseline", "")};
+    gpu_timing t{j.value("kernel", ""),   size_of(j), j.value("valid", false),
+                 j.value("ms", -1.0),     -1,         j.value("baseline_ms", -1.0),
+                 j.value("baseline", ""), {}};
+    // Several baselines (the naive kernels and the eager cuBLAS one), or the one.
+    if (j.contains("baselines") && j["baselines"].is_array()) {
+      for (const auto& b : j["baselines"])
+        if (b.is_object() && b.contains("name") && b["name"].is_string())
+          t.baselines.push_back(
+              {b["name"].get<std::string>(),
+               b.contains("ms") && b["ms"].is_number() ? b["ms"].get<double>() : -1.0});
+    }
+    if (t.baselines.empty()) t.baselines.push_back({t.baseline, t.baseline_ms});
     for (const auto& s : theirs)
       if (s.value("kernel", "") == t.kernel && size_of(s) == t.size)
         t.solution_ms = s.value("ms", -1.0);

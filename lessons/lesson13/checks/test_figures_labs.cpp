@@ -155,6 +155,14 @@ TEST_CASE("lab figures in the lesson 13 notes match their computation", "[figure
   const double naive_d128[] = {0.6215, 9.4826, 150.8070, 2423.6479};
   const double flash_d128[] = {0.2705, 2.0883, 33.7961, 743.3658, 11661.5410};
   auto attn_flop = [&](double nn, double dd) { return 4.0 * nn * nn * dd; };  // Q K^T and P V
+  // The eager baseline (cuBLAS, softmax, cuBLAS) against the lab kernel and the naive
+  // attention, n = 1k, 4k, 16k, 64k: docs/measurements/2026-12-06-issue26-eager/ladder.jsonl
+  // (one NVIDIA H100 80GB HBM3, 2026-12-06, the same bench).
+  const double h100_naive_d64[] = {0.3338, 4.8865, 77.0791, 1231.9595};
+  const double h100_eager_d64[] = {0.0396, 0.2028, 3.0068, 46.7038};
+  const double h100_flash_d64[] = {0.1097, 0.8190, 12.8967, 270.3257};
+  const double h100_eager_d128[] = {0.0482, 0.3050, 4.2793, 64.9936};
+  const double h100_flash_d128[] = {0.2704, 2.0849, 36.6038, 741.0636};
   const double MiB = 1024.0 * 1024, GiB = 1024.0 * MiB;
   auto s_bytes = [&](double nn) { return nn * nn * kFloat; };
   auto kv_mib = [&](double nn, double dd) { return 2 * nn * dd * kFloat / MiB; };
@@ -356,6 +364,12 @@ TEST_CASE("lab figures in the lesson 13 notes match their computation", "[figure
       {"labs.ladder_naive_d128_ratio_16k", rounded(naive_d128[2] / naive_d64[2], 1)},
       {"labs.ladder_flash_d128_ratio_16k", rounded(flash_d128[2] / flash_d64[2], 1)},
       {"labs.ladder_qkvo_mib_256k_d64", exact(ns[4] * 64 * kFloat / MiB)},
+      {"labs.eager_ms_4k_d64", rounded(h100_eager_d64[1], 3)},
+      {"labs.eager_over_naive_4k_d64", rounded(h100_naive_d64[1] / h100_eager_d64[1], 1)},
+      {"labs.eager_x_4k_d64", rounded(h100_eager_d64[1] / h100_flash_d64[1], 2)},
+      {"labs.eager_x_16k_d64", rounded(h100_eager_d64[2] / h100_flash_d64[2], 2)},
+      {"labs.eager_x_4k_d128", rounded(h100_eager_d128[1] / h100_flash_d128[1], 2)},
+      {"labs.eager_x_16k_d128", rounded(h100_eager_d128[2] / h100_flash_d128[2], 2)},
   };
 
   // The models agree with the emulator's own counts: the coarsened kernel's store conflicts

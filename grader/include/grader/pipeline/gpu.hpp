@@ -63,6 +63,9 @@ struct gpu_runs {
   std::vector<tag_run> sanitized;
   // The timing program, the submission's and the solution's (absent in a student release).
   bool bench_built = false, solution_bench_built = false, has_solutions = false;
+  // The timing program links every CUDA exercise: with --unit naming only some, it is
+  // not built, and the report says so (not that it failed to build).
+  bool bench_needs_every_lab = false;
   run_result bench, solution_bench;
 };
 

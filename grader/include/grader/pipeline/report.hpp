@@ -91,11 +91,18 @@ struct gpu_check {
   std::uint64_t sanitizer_peak_bytes = 0;  // the same under compute-sanitizer
 };
 
+// A kernel timed against another (ms -1 when it could not run, e.g. no room for n x n).
+struct gpu_baseline {
+  std::string name;
+  double ms = -1;
+};
+
 struct gpu_timing {
   std::string kernel, size;
   bool valid = false;
   double ms = -1, solution_ms = -1, baseline_ms = -1;
-  std::string baseline;
+  std::string baseline;                 // the first of `baselines`
+  std::vector<gpu_baseline> baselines;  // every baseline it was timed against, in order
 };
 
 struct gpu_section {

@@ -59,14 +59,18 @@ nlohmann::json to_json(const gpu_section& g) {
                       {"feedback", c.feedback},
                       {"peak_mib", c.peak_bytes >> 20},
                       {"sanitizer_peak_mib", c.sanitizer_peak_bytes >> 20}});
-  for (const auto& t : g.timings)
+  for (const auto& t : g.timings) {
+    nlohmann::json baselines = nlohmann::json::array();
+    for (const auto& b : t.baselines) baselines.push_back({{"name", b.name}, {"ms", b.ms}});
     timings.push_back({{"kernel", t.kernel},
                        {"size", t.size},
                        {"valid", t.valid},
                        {"ms", t.ms},
                        {"solution_ms", t.solution_ms},
                        {"baseline", t.baseline},
-                       {"baseline_ms", t.baseline_ms}});
+                       {"baseline_ms", t.baseline_ms},
+                       {"baselines", baselines}});
+  }
   return {{"device", g.device},
           {"arch", g.arch},
           {"checks", checks},

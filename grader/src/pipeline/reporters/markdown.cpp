@@ -61,10 +61,16 @@ std::string gpu_markdown(const gpu_section& g, lang l) {
               "\n| Kernel | Size | ms | Solution ms | Baseline | Baseline ms |\n") +
            std::string("| --- | --- | --- | --- | --- | --- |\n");
   auto ms = [](double x) { return x > 0 ? fmt::format("{:.3f}", x) : std::string("-"); };
-  for (const gpu_timing& t : g.timings)
+  for (const gpu_timing& t : g.timings) {
+    std::string names, times;
+    for (const gpu_baseline& b : t.baselines) {
+      names += (names.empty() ? "" : "<br>") + cell(b.name);
+      times += (times.empty() ? "" : "<br>") + ms(b.ms);
+    }
     out += fmt::format("| {} | {} | {} | {} | {} | {} |\n", cell(t.kernel), cell(t.size),
                        t.valid ? ms(t.ms) : tr(l, "结果错误", "wrong"), ms(t.solution_ms),
-                       cell(t.baseline), ms(t.baseline_ms));
+                       names.empty() ? "-" : names, times.empty() ? "-" : times);
+  }
   return out + "\n";
 }
 

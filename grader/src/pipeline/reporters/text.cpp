@@ -286,14 +286,21 @@ std::string timings_text(const std::vector<gpu_timing>& timings, lang l) {
   for (const auto& t : timings) {
     const std::string vs_solution =
         t.ms > 0 && t.solution_ms > 0 ? fmt::format("{:.2f}x", t.ms / t.solution_ms) : "-";
-    std::string vs_base = "-";
-    if (t.ms > 0 && t.baseline_ms > 0)
-      vs_base = t.baseline == "cublas_sgemm"
-                    ? fmt::format("{:.0f}% of cuBLAS", 100.0 * t.baseline_ms / t.ms)
-                    : fmt::format("{:.2f}x {}", t.baseline_ms / t.ms, t.baseline);
-    out += fmt::format(
-        "  {:<24} {:<12} {:>9} {:>7} {}\n", terminal_text(t.kernel), terminal_text(t.size),
-        t.valid ? fmt::format("{:.3f}", t.ms) : tr(l, "结果错误", "wrong"), vs_solution, vs_base);
+    // One line per baseline: the first beside the kernel, the others under it.
+    std::vector<std::string> vs_base;
+    for (const gpu_baseline& b : t.baselines) {
+      if (t.ms <= 0 || b.ms <= 0) continue;
+      vs_base.push_back(b.name == "cublas_sgemm"
+                            ? fmt::format("{:.0f}% of cuBLAS", 100.0 * b.ms / t.ms)
+                            : fmt::format("{:.2f}x {}", b.ms / t.ms, terminal_text(b.name)));
+    }
+    if (vs_base.empty()) vs_base.push_back("-");
+    out += fmt::format("  {:<24} {:<12} {:>9} {:>7} {}\n", terminal_text(t.kernel),
+                       terminal_text(t.size),
+                       t.valid ? fmt::format("{:.3f}", t.ms) : tr(l, "结果错误", "wrong"),
+                       vs_solution, vs_base[0]);
+    for (size_t i = 1; i < vs_base.size(); ++i)
+      out += fmt::format("  {:<24} {:<12} {:>9} {:>7} {}\n", "", "", "", "", vs_base[i]);
   }
   return out;
 }

@@ -102,10 +102,9 @@ gpu_runs run_gpu(const course& c, const manifest& m, const grade_request& req, c
   // Every code file's wrapper is built (CMake configures all exercises), and the timing
   // programs; nvcc builds take longer than the emulator's.
   const auto tree = gpu_tree(c, m, req, g.arch);
-  g.bench_needs_every_lab = !std::all_of(m.exercises.begin(), m.exercises.end(),
-                                         [&](const exercise& e) {
-                                           return e.kind != "cu" || what.find(e.id) != nullptr;
-                                         });
+  g.bench_needs_every_lab =
+      !std::all_of(m.exercises.begin(), m.exercises.end(),
+                   [&](const exercise& e) { return e.kind != "cu" || what.find(e.id) != nullptr; });
   std::vector<std::string> benches, solution_benches;
   if (!g.bench_needs_every_lab) {
     benches.push_back(bench_of(m));

@@ -128,8 +128,9 @@ std::string bench_failure(const char* which, const run_result& r) {
 // The submission's kernels against the solution's and the baselines.
 void score_timings(const gpu_runs& runs, gpu_section& g, lang l) {
   if (runs.bench_needs_every_lab) {
-    g.messages.push_back(tr(l, "计时：计时程序要链接所有 CUDA 实验，只评部分单元（--unit）时不计时；"
-                               "不加 --unit 再运行 --gpu 即可看到计时。",
+    g.messages.push_back(tr(l,
+                            "计时：计时程序要链接所有 CUDA 实验，只评部分单元（--unit）时不计时；"
+                            "不加 --unit 再运行 --gpu 即可看到计时。",
                             "Timings: the timing program links every CUDA lab, so a grade of "
                             "some units (--unit) has none; run --gpu without --unit for them."));
     return;

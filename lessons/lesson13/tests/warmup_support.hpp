@@ -114,11 +114,13 @@ inline std::vector<double> relative(const std::vector<double>& want, double rel)
   return t;
 }
 
-// Sums of each `per_block` elements of x (block sums and warp sums), in double, and a
-// tolerance for each: float additions in any order stay within 1e-5 of the sum of |x|.
+// Expected sums in double, each with the tolerance its float computation gets.
 struct segment_sums {
   std::vector<double> sum, tolerance;
 };
+
+// Sums of each `per_block` elements of x (block sums and warp sums): float additions in
+// any order stay within 1e-5 of the sum of |x|.
 inline segment_sums sums_of(const std::vector<float>& x, int per_block) {
   segment_sums s;
   for (size_t b = 0; b * per_block < x.size(); ++b) {
@@ -129,6 +131,16 @@ inline segment_sums sums_of(const std::vector<float>& x, int per_block) {
     }
     s.sum.push_back(sum);
     s.tolerance.push_back(1e-5 * magnitude + 1e-6);
+  }
+  return s;
+}
+
+// A + B element by element, in double, and a tolerance for each float sum.
+inline segment_sums elementwise_sums(const std::vector<float>& A, const std::vector<float>& B) {
+  segment_sums s;
+  for (size_t i = 0; i < A.size(); ++i) {
+    s.sum.push_back(double(A[i]) + B[i]);
+    s.tolerance.push_back(1e-6 * (std::abs(A[i]) + std::abs(B[i])) + 1e-30);
   }
   return s;
 }

@@ -271,6 +271,13 @@ uid_t own_uid(const options& o) {
   std::_Exit(127);
 }
 
+// Asked to stop (SIGTERM, SIGINT, SIGHUP), we kill the program and still clear up what it
+// left: killed outright, we would hand those orphans to whoever is above us.
+volatile pid_t program_pid = 0;
+void on_stop_request(int) {
+  if (program_pid > 0) kill(program_pid, SIGKILL);
+}
+
 // Our children: the program, and (we are a subreaper) whatever it left behind.
 std::vector<pid_t> children() {
   std::vector<pid_t> out;
@@ -369,6 +376,10 @@ int main(int argc, char** argv) {
   const pid_t child = fork();
   if (child < 0) die_errno("fork");
   if (child == 0) run_child(o, abi, as_root, uid);
+  program_pid = child;
+  struct sigaction stop_request {};
+  stop_request.sa_handler = on_stop_request;
+  for (const int sig : {SIGTERM, SIGINT, SIGHUP}) sigaction(sig, &stop_request, nullptr);
   int status = 0;
   while (waitpid(child, &status, 0) < 0 && errno == EINTR) {
   }

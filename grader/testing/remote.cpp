@@ -106,13 +106,22 @@ struct compute_process {
     if (from >= 0) ::close(from);
     to = from = -1;
   }
+  // Asked first (SIGTERM): grader-confine then kills the program and clears what it left
+  // running, which SIGKILL would hand to whoever is above the judge; killed after 1 s.
   void stop() {
     close_pipes();
-    if (pid > 0) {
-      ::kill(pid, SIGKILL);
-      waitpid(pid, nullptr, 0);
-      pid = -1;
+    if (pid <= 0) return;
+    ::kill(pid, SIGTERM);
+    for (int i = 0; i < 1000; ++i) {
+      if (waitpid(pid, nullptr, WNOHANG) == pid) {
+        pid = -1;
+        return;
+      }
+      usleep(1000);
     }
+    ::kill(pid, SIGKILL);
+    waitpid(pid, nullptr, 0);
+    pid = -1;
   }
   // Ends a process that answered in protocol as the judge's own exit would: its requests
   // end (EOF), so serve() returns and the sandbox around it clears what the student's code
@@ -128,6 +137,12 @@ struct compute_process {
     }
     stop();
   }
+  // The judge's exit waits for it too: the grader kills the judge's process group once the
+  // judge has gone, and grader-confine, still clearing up in that group, must not be in it.
+  compute_process() = default;
+  compute_process(const compute_process&) = delete;
+  compute_process& operator=(const compute_process&) = delete;
+  ~compute_process() { finish(); }
 };
 
 compute_process& current() {
@@ -195,7 +210,9 @@ void start(compute_process& p, bool measured) {
     ::close(reply[0]);
     throw compute_failed("cannot start the compute process");
   }
-  p = {pid, request[1], reply[0]};
+  p.pid = pid;  // fields one by one: a temporary compute_process would finish() on its way out
+  p.to = request[1];
+  p.from = reply[0];
 }
 
 // Throws compute_failed with the process's ending, and forgets it (the next call

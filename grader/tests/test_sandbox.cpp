@@ -5,6 +5,9 @@
 // is skipped with a warning.   build/bin/grader_tests "[sandbox]"
 #include <catch2/catch.hpp>
 
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -192,4 +195,49 @@ TEST_CASE("sandbox: build tools in a virtual environment run inside, by name", "
   CHECK(shown.ok());
   CHECK_THAT(shown.output, Catch::Contains("tool-ran"));
   CHECK_FALSE(run_inside(false).ok());  // the test can fail: by default it is not there
+}
+
+TEST_CASE("sandbox: asked to stop, it still takes the daemons inside with it", "[sandbox]") {
+  // The judge stops a compute process that will not end with SIGTERM: the sandbox must
+  // kill what the program left running first, not hand it to the process above.
+  const auto level = level_to_test();
+  if (!level) return;
+  temp_dir dir;
+  const fs::path binary = dir.path / "visible";
+  std::ofstream(binary) << "x";
+  const std::string marker = "grader_stopped_daemon_" + std::to_string(getpid());
+  grader::confinement spec;
+  spec.read_only = {binary};
+  grader::scratch_folder tmp;
+  if (*level == grader::isolation::restricted) spec.tmp = tmp.path();
+  auto argv = grader::confine_command(*level, spec);
+  argv.insert(argv.end(),
+              {"/bin/sh", "-c",
+               "setsid sh -c 'while true; do sleep 1; done; : " + marker + "' & sleep 30"});
+  std::vector<char*> args;
+  for (auto& a : argv) args.push_back(a.data());
+  args.push_back(nullptr);
+  const pid_t box = fork();
+  if (box == 0) {  // its output nowhere: a surviving daemon would hold the test's pipes open
+    const int null = open("/dev/null", O_RDWR);
+    for (int fd = 0; fd < 3; ++fd) dup2(null, fd);
+    execv(args[0], args.data());
+    _exit(127);
+  }
+  REQUIRE(box > 0);
+  grader::run_options opts;
+  auto daemon_running = [&] {
+    return grader::run_process({"ps", "-eo", "args"}, opts).output.find(marker) !=
+           std::string::npos;
+  };
+  bool started = false;
+  for (int i = 0; i < 100 && !(started = daemon_running()); ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  CHECK(started);
+  kill(box, SIGTERM);
+  int status = 0;
+  waitpid(box, &status, 0);
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  CHECK_FALSE(daemon_running());
+  grader::run_process({"pkill", "-f", marker}, opts);  // a failure leaves nothing behind
 }

@@ -164,6 +164,31 @@ TEST_CASE("score_gpu: a kernel timed against several baselines keeps each, in or
   CHECK(b[2].ms == -1);
 }
 
+TEST_CASE("score_gpu: the course's reference kernel is a line of context, not a row of theirs",
+          "[gpu-stage]") {
+  grader::gpu_runs runs = lab_runs();
+  runs.bench = exited(
+      0,
+      "{\"kernel\":\"flash_attention_fast\",\"n\":4096,\"d\":64,\"ms\":0.135,\"valid\":true,"
+      "\"reference\":true,\"baseline\":\"attention_naive\",\"baseline_ms\":4.8,"
+      "\"speedup_over_eager\":1.51}\n"
+      "{\"kernel\":\"flash_attention_fast\",\"n\":262144,\"d\":64,\"ms\":30.5,\"valid\":true,"
+      "\"reference\":true,\"baseline\":\"attention_naive\",\"baseline_ms\":-1,"
+      "\"speedup_over_eager\":0}\n"
+      "{\"kernel\":\"flash_attention_fast\",\"n\":64,\"d\":64,\"ms\":-1,\"valid\":false,"
+      "\"reference\":true,\"baseline\":\"attention_naive\"}\n");
+  const grader::gpu_section g = grader::score_gpu(runs, emulated(), lang::en);
+  CHECK(g.timings.empty());
+  auto said = [&g](const std::string& text) {
+    for (const auto& m : g.messages)
+      if (m.find(text) != std::string::npos) return true;
+    return false;
+  };
+  CHECK(said("flash_attention_fast (n = 4096, d = 64): 0.135 ms, 1.51x the speed of eager"));
+  CHECK(said("flash_attention_fast (n = 262144, d = 64): 30.500 ms."));  // no eager: S too big
+  CHECK(said("flash_attention_fast (n = 64, d = 64): wrong output, not timed."));
+}
+
 TEST_CASE("score_gpu: a sanitizer that cannot finish keeps the pass and says so", "[gpu-stage]") {
   grader::gpu_runs runs = lab_runs();
   runs.sanitized[1].process = exited(-1, "");

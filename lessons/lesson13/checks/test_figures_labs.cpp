@@ -163,6 +163,14 @@ TEST_CASE("lab figures in the lesson 13 notes match their computation", "[figure
   const double h100_flash_d64[] = {0.1097, 0.8190, 12.8967, 270.3257};
   const double h100_eager_d128[] = {0.0482, 0.3050, 4.2793, 64.9936};
   const double h100_flash_d128[] = {0.2704, 2.0849, 36.6038, 741.0636};
+  // The fast reference (reference/flash_attention_fast.cu), n = 4k and 16k, and eager on the
+  // same runs: docs/measurements/2026-12-06-issue26-fast/ladder-h100.jsonl (H100, 2026-12-06).
+  const double fast_d64[] = {0.1343, 1.9084}, fast_eager_d64[] = {0.2061, 2.9918};
+  const double fast_d128[] = {0.2627, 3.9061}, fast_eager_d128[] = {0.2895, 4.2507};
+  const double fast_lab_4k_d64 = 0.8239;  // the lab kernel on that run
+  // Its steps at n = 4096, d = 64 (the scratch harness, same H100, same day): ms, eager ms.
+  const double fast_steps[][2] = {
+      {0.3925, 0.2030}, {0.1618, 0.1980}, {0.1373, 0.1980}, {0.1352, 0.2038}};
   const double MiB = 1024.0 * 1024, GiB = 1024.0 * MiB;
   auto s_bytes = [&](double nn) { return nn * nn * kFloat; };
   auto kv_mib = [&](double nn, double dd) { return 2 * nn * dd * kFloat / MiB; };
@@ -370,6 +378,16 @@ TEST_CASE("lab figures in the lesson 13 notes match their computation", "[figure
       {"labs.eager_x_16k_d64", rounded(h100_eager_d64[2] / h100_flash_d64[2], 2)},
       {"labs.eager_x_4k_d128", rounded(h100_eager_d128[1] / h100_flash_d128[1], 2)},
       {"labs.eager_x_16k_d128", rounded(h100_eager_d128[2] / h100_flash_d128[2], 2)},
+      {"labs.fast_step1_x", rounded(fast_steps[0][1] / fast_steps[0][0], 2)},
+      {"labs.fast_step2_x", rounded(fast_steps[1][1] / fast_steps[1][0], 2)},
+      {"labs.fast_step3_x", rounded(fast_steps[2][1] / fast_steps[2][0], 2)},
+      {"labs.fast_step4_x", rounded(fast_steps[3][1] / fast_steps[3][0], 2)},
+      {"labs.fast_x_4k_d64", rounded(fast_eager_d64[0] / fast_d64[0], 2)},
+      {"labs.fast_x_16k_d64", rounded(fast_eager_d64[1] / fast_d64[1], 2)},
+      {"labs.fast_x_4k_d128", rounded(fast_eager_d128[0] / fast_d128[0], 2)},
+      {"labs.fast_x_16k_d128", rounded(fast_eager_d128[1] / fast_d128[1], 2)},
+      {"labs.fast_tflops_16k_d64", rounded(attn_flop(16384, 64) / fast_d64[1] / 1e9, 1)},
+      {"labs.fast_over_lab_4k_d64", rounded(fast_lab_4k_d64 / fast_d64[0], 1)},
   };
 
   // The models agree with the emulator's own counts: the coarsened kernel's store conflicts

@@ -248,6 +248,34 @@ function(course_add_lesson lesson)
     add_dependencies(${lesson}_trusted ${trusted_targets})
   endif()
 
+  # Fast kernels beyond the labs (lessons/<lesson>/fast/*.cu): what the GPU timings hold the
+  # labs against, never part of a grade. <lesson>_fast is built where the bench is
+  # (COURSE_CUDA) or where its tests run: fast/test_*.cpp on the emulator, in a tree with
+  # tests (<lesson>_fast_tests, ctest <lesson>.fast). A grading tree without CUDA builds none
+  # of it, so no student's first grade waits for these compiles.
+  file(GLOB fast_cuda ${glob_mode} "${lesson_dir}/fast/*.cu")
+  file(GLOB fast_tests ${glob_mode} "${lesson_dir}/fast/test_*.cpp")
+  set(fast_tested FALSE)
+  if(fast_tests AND NOT arg_GRADING AND COURSE_BUILD_TESTS AND NOT COURSE_CUDA)
+    set(fast_tested TRUE)
+  endif()
+  set(fast_code "")
+  if(fast_cuda AND (COURSE_CUDA OR fast_tested))
+    add_library(${lesson}_fast OBJECT)
+    course_cuda_sources(${lesson}_fast ${fast_cuda})
+    target_include_directories(${lesson}_fast PUBLIC "${lesson_dir}/fast")
+    target_link_libraries(${lesson}_fast PUBLIC ${lesson}_references)
+    set(fast_code ${lesson}_fast)
+    if(fast_tested)
+      add_executable(${lesson}_fast_tests ${fast_tests})
+      # The labs' test helpers (tests/lab_support.hpp) check these kernels as they check labs.
+      target_include_directories(${lesson}_fast_tests PRIVATE "${lesson_dir}/tests")
+      target_link_libraries(${lesson}_fast_tests PRIVATE ${lesson}_fast ${lesson}_references)
+      set_target_properties(${lesson}_fast_tests PROPERTIES RUNTIME_OUTPUT_DIRECTORY "${CMAKE_BINARY_DIR}/bin")
+      add_test(NAME ${lesson}.fast COMMAND ${lesson}_fast_tests --rng-seed time)
+    endif()
+  endif()
+
   # GPU timings (COURSE_CUDA only): lessons/<lesson>/bench/*.cpp linked with the CUDA
   # exercises (<lesson>_gpu_bench) and, in a grading tree, with the solutions
   # (<lesson>_gpu_bench_solution, not in a student release), so the grader can report
@@ -257,12 +285,12 @@ function(course_add_lesson lesson)
   if(COURSE_CUDA AND bench_sources)
     add_executable(${lesson}_gpu_bench ${bench_sources})
     course_cuda_sources(${lesson}_gpu_bench ${bench_cuda})
-    target_link_libraries(${lesson}_gpu_bench PRIVATE ${lesson}_references ${cuda_code} CUDA::cublas)
+    target_link_libraries(${lesson}_gpu_bench PRIVATE ${lesson}_references ${fast_code} ${cuda_code} CUDA::cublas)
     set_target_properties(${lesson}_gpu_bench PROPERTIES RUNTIME_OUTPUT_DIRECTORY "${CMAKE_BINARY_DIR}/bin")
     if(cuda_solution_code)
       add_executable(${lesson}_gpu_bench_solution ${bench_sources})
       course_cuda_sources(${lesson}_gpu_bench_solution ${bench_cuda})
-      target_link_libraries(${lesson}_gpu_bench_solution PRIVATE ${lesson}_references ${cuda_solution_code} CUDA::cublas)
+      target_link_libraries(${lesson}_gpu_bench_solution PRIVATE ${lesson}_references ${fast_code} ${cuda_solution_code} CUDA::cublas)
       set_target_properties(${lesson}_gpu_bench_solution PROPERTIES RUNTIME_OUTPUT_DIRECTORY "${CMAKE_BINARY_DIR}/bin")
     endif()
   endif()

@@ -176,7 +176,9 @@ TEST_CASE("score_gpu: the course's reference kernel is a line of context, not a 
       "\"reference\":true,\"baseline\":\"attention_naive\",\"baseline_ms\":-1,"
       "\"speedup_over_eager\":0}\n"
       "{\"kernel\":\"flash_attention_fast\",\"n\":64,\"d\":64,\"ms\":-1,\"valid\":false,"
-      "\"reference\":true,\"baseline\":\"attention_naive\"}\n");
+      "\"reference\":true,\"baseline\":\"attention_naive\"}\n"
+      "{\"kernel\":\"matmul_fast\",\"n\":4096,\"ms\":3.5,\"valid\":true,\"reference\":true,"
+      "\"baseline\":\"cublas_sgemm\",\"baseline_ms\":2.7,\"percent_of_baseline\":77.1}\n");
   const grader::gpu_section g = grader::score_gpu(runs, emulated(), lang::en);
   CHECK(g.timings.empty());
   auto said = [&g](const std::string& text) {
@@ -187,6 +189,7 @@ TEST_CASE("score_gpu: the course's reference kernel is a line of context, not a 
   CHECK(said("flash_attention_fast (n = 4096, d = 64): 0.135 ms, 1.51x the speed of eager"));
   CHECK(said("flash_attention_fast (n = 262144, d = 64): 30.500 ms."));  // no eager: S too big
   CHECK(said("flash_attention_fast (n = 64, d = 64): wrong output, not timed."));
+  CHECK(said("matmul_fast (4096 x 4096): 3.500 ms, 77% of cuBLAS SGEMM."));
 }
 
 TEST_CASE("score_gpu: a sanitizer that cannot finish keeps the pass and says so", "[gpu-stage]") {

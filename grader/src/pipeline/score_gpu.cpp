@@ -126,15 +126,29 @@ std::string bench_failure(const char* which, const run_result& r) {
 }
 
 // One line for a reference kernel the timing program ran beside the student's (the
-// course's fast FlashAttention): its time and its ratio to the eager cuBLAS baseline.
+// course's fast matmul and FlashAttention): its time against cuBLAS SGEMM or against the
+// eager cuBLAS attention.
 std::string reference_line(const nlohmann::json& j, lang l) {
   const double ms = j.value("ms", -1.0), eager = j.value("speedup_over_eager", 0.0);
   const std::string kernel = j.value("kernel", "");
-  const std::string size = fmt::format("n = {}, d = {}", j.value("n", 0), j.value("d", 0));
   const bool zh = l == lang::zh;
+  const std::string size = j.contains("d")
+                               ? fmt::format("n = {}, d = {}", j.value("n", 0), j.value("d", 0))
+                               : fmt::format("n = {}", j.value("n", 0));
   if (!j.value("valid", false) || ms <= 0)
     return zh ? fmt::format("参考内核 {}（{}）：输出不对，未计时。", kernel, size)
               : fmt::format("Reference kernel {} ({}): wrong output, not timed.", kernel, size);
+  if (j.contains("percent_of_baseline")) {  // a matmul, against cuBLAS SGEMM
+    const std::string at = fmt::format("{} x {}", j.value("n", 0), j.value("n", 0));
+    const double pct = j.value("percent_of_baseline", 0.0);
+    return zh ? fmt::format(
+                    "课程的快速参考内核 {}（{}）：{:.3f} ms，达到 cuBLAS SGEMM 的 {:.0f}%。",
+                    kernel, at, ms, pct)
+              : fmt::format(
+                    "The course's fast reference {} ({}): {:.3f} ms, {:.0f}% of cuBLAS "
+                    "SGEMM.",
+                    kernel, at, ms, pct);
+  }
   if (eager <= 0)  // the eager baseline needs S (n x n) in memory
     return zh ? fmt::format("课程的快速参考内核 {}（{}）：{:.3f} ms。", kernel, size, ms)
               : fmt::format("The course's fast reference {} ({}): {:.3f} ms.", kernel, size, ms);

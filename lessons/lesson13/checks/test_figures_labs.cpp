@@ -163,11 +163,13 @@ TEST_CASE("lab figures in the lesson 13 notes match their computation", "[figure
   const double h100_flash_d64[] = {0.1097, 0.8190, 12.8967, 270.3257};
   const double h100_eager_d128[] = {0.0482, 0.3050, 4.2793, 64.9936};
   const double h100_flash_d128[] = {0.2704, 2.0849, 36.6038, 741.0636};
-  // The fast reference (reference/flash_attention_fast.cu), n = 4k and 16k, and eager on the
+  // The fast reference (fast/flash_attention_fast.cu), n = 4k and 16k, and eager on the
   // same runs: docs/measurements/2026-12-06-issue26-fast/ladder-h100.jsonl (H100, 2026-12-06).
-  const double fast_d64[] = {0.1343, 1.9084}, fast_eager_d64[] = {0.2061, 2.9918};
-  const double fast_d128[] = {0.2627, 3.9061}, fast_eager_d128[] = {0.2895, 4.2507};
-  const double fast_lab_4k_d64 = 0.8239;  // the lab kernel on that run
+  const double fast_d64[] = {0.1322, 1.9076}, fast_eager_d64[] = {0.1985, 2.9910};
+  const double fast_d128[] = {0.2608, 3.9168}, fast_eager_d128[] = {0.2879, 4.2680};
+  const double fast_lab_4k_d64 = 0.8173;  // the lab kernel on that run
+  // The fast matmul (fast/matmul_fast.cu) and cuBLAS at 4096^2 on that run.
+  const double fast_mm_ms = 3.4862, fast_mm_cublas_ms = 2.7006;
   // Its steps at n = 4096, d = 64 (the scratch harness, same H100, same day): ms, eager ms.
   const double fast_steps[][2] = {
       {0.3925, 0.2030}, {0.1618, 0.1980}, {0.1373, 0.1980}, {0.1352, 0.2038}};
@@ -378,6 +380,10 @@ TEST_CASE("lab figures in the lesson 13 notes match their computation", "[figure
       {"labs.eager_x_16k_d64", rounded(h100_eager_d64[2] / h100_flash_d64[2], 2)},
       {"labs.eager_x_4k_d128", rounded(h100_eager_d128[1] / h100_flash_d128[1], 2)},
       {"labs.eager_x_16k_d128", rounded(h100_eager_d128[2] / h100_flash_d128[2], 2)},
+      {"labs.fast_mm_pct", rounded(100 * fast_mm_cublas_ms / fast_mm_ms, 1)},
+      {"labs.fast_mm_tflops", rounded(2.0 * 4096.0 * 4096 * 4096 / fast_mm_ms / 1e9, 1)},
+      // Per BK step a thread reads 4 float4s (2 of A, 2 of B) for 8 x 8 multiply-adds.
+      {"labs.fast_mm_lds_per_fma", rounded(4.0 / 64, 4)},
       {"labs.fast_step1_x", rounded(fast_steps[0][1] / fast_steps[0][0], 2)},
       {"labs.fast_step2_x", rounded(fast_steps[1][1] / fast_steps[1][0], 2)},
       {"labs.fast_step3_x", rounded(fast_steps[2][1] / fast_steps[2][0], 2)},

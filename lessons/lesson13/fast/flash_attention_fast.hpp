@@ -1,4 +1,4 @@
-// Lesson 13's fast fp32 FlashAttention forward (reference/flash_attention_fast.cu): the
+// Lesson 13's fast fp32 FlashAttention forward (fast/flash_attention_fast.cu): the
 // register-tiled kernel the notes build lab 3 up to, timed by `--gpu` against eager
 // attention on cuBLAS. Same contract as flash_attention_forward (flash_attention_lab.hpp):
 // O = softmax(Q K^T) V, no 1/sqrt(d), Q, K, V, O n x d row-major device pointers.

@@ -1,8 +1,8 @@
-// The fast fp32 FlashAttention reference (reference/flash_attention_fast.cu), which
+// The fast fp32 FlashAttention reference (fast/flash_attention_fast.cu), which
 // `--gpu` times against eager cuBLAS attention, checked on the emulator as lab kernels are:
 // the double-precision attention's output at tile edges, no race or invalid access under
 // seeded schedules, and no shared-memory bank conflict (its padding's claim). Not a graded
-// item: ctest runs it with the solutions.   build/bin/lesson13_flash_attention_tests "[reference]"
+// item: ctest lesson13.fast runs it.   build/dev/bin/lesson13_fast_tests "[flash]"
 #include <catch2/catch.hpp>
 
 #include "attention_reference.hpp"
@@ -13,7 +13,7 @@ using namespace lesson13;
 using namespace lesson13::labs;
 
 TEST_CASE("fast FlashAttention reference matches standard attention, without bank conflicts",
-          "[reference]") {
+          "[flash]") {
   auto rng = course::test_rng("fast-flash");
   INFO(course::seed_note());
   size_t i = 0;

@@ -49,3 +49,36 @@ inline std::vector<double> input_list(const std::string& section, const std::str
 }
 
 }  // namespace lesson13_figures
+
+namespace lesson13_figures {
+
+// A timing program's output (lesson13_gpu_bench, one JSON object a line) at `path`, relative
+// to the repository's root: the notes' measured figures are computed from these files, so
+// a new run changes the figures it moves and the checks name each one to update.
+inline const std::vector<nlohmann::json>& ladder(const std::string& path) {
+  static std::vector<std::pair<std::string, std::vector<nlohmann::json>>> cache;
+  for (const auto& [p, lines] : cache)
+    if (p == path) return lines;
+  std::vector<nlohmann::json> lines;
+  std::ifstream in(std::filesystem::path(LESSON_DIR) / ".." / ".." / path);
+  if (!in) std::cerr << "cannot read the timings " << path << "\n";
+  for (std::string line; std::getline(in, line);) {
+    nlohmann::json j = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
+    if (!j.is_discarded()) lines.push_back(std::move(j));
+  }
+  cache.emplace_back(path, std::move(lines));
+  return cache.back().second;
+}
+
+// The milliseconds of `kernel` at size n (and d, for attention) in that file; NaN, which
+// fails every figure computed from it, when the line is missing.
+inline double ladder_ms(const std::string& path, const std::string& kernel, int n, int d = 0) {
+  for (const auto& j : ladder(path))
+    if (j.value("kernel", "") == kernel && j.value("n", 0) == n && j.value("d", 0) == d &&
+        j.contains("ms") && j["ms"].is_number())
+      return j["ms"].get<double>();
+  std::cerr << path << " has no time for " << kernel << " n=" << n << " d=" << d << "\n";
+  return std::nan("");
+}
+
+}  // namespace lesson13_figures

@@ -143,34 +143,54 @@ TEST_CASE("lab figures in the lesson 13 notes match their computation", "[figure
   // ---------------- Section 5.6: ratios of the times measured on an H200 ----------------
   // Milliseconds from lessons/lesson13/bench/ladder-h200-2026-11-29.jsonl (lesson13_gpu_bench
   // --ladder on one NVIDIA H200, 2026-11-29: medians of CUDA-event timings, fp32).
-  const double ms_cublas = 2.7295, ms_naive = 275.8594, ms_coalesced = 22.2207, ms_tiled = 16.9258,
-               ms_coarsened = 4.9438;
+  const std::string h200 = "lessons/lesson13/bench/ladder-h200-2026-11-29.jsonl";
+  using lesson13_figures::ladder_ms;
+  const double ms_cublas = ladder_ms(h200, "cublas_sgemm", 4096),
+               ms_naive = ladder_ms(h200, "matmul_naive", 4096),
+               ms_coalesced = ladder_ms(h200, "matmul_coalesced", 4096),
+               ms_tiled = ladder_ms(h200, "matmul_tiled", 4096),
+               ms_coarsened = ladder_ms(h200, "matmul_coarsened", 4096);
   const double mm_flop = 2.0 * 4096 * 4096 * 4096;
   auto tflops = [&](double flop, double ms) { return flop / (ms * 1e-3) / 1e12; };
   auto pct_cublas = [&](double ms) { return 100.0 * ms_cublas / ms; };
   // Attention, n = 1k, 4k, 16k, 64k; the naive attention does not fit at 256k.
   const double ns[] = {1024, 4096, 16384, 65536, 262144};
-  const double naive_d64[] = {0.3326, 4.8743, 76.9332, 1227.1527};
-  const double flash_d64[] = {0.1087, 0.8164, 12.8722, 267.6745, 4192.7407};
-  const double naive_d128[] = {0.6215, 9.4826, 150.8070, 2423.6479};
-  const double flash_d128[] = {0.2705, 2.0883, 33.7961, 743.3658, 11661.5410};
+  // One size list per run: n = 1k .. 64k (the naive attention and the eager one stop there).
+  auto times = [](const std::string& file, const char* kernel, int d, int sizes) {
+    std::vector<double> ms;
+    for (int i = 0; i < sizes; ++i) ms.push_back(ladder_ms(file, kernel, 1024 << (2 * i), d));
+    return ms;
+  };
+  const auto naive_d64 = times(h200, "attention_naive", 64, 4);
+  const auto flash_d64 = times(h200, "flash_attention_forward", 64, 5);
+  const auto naive_d128 = times(h200, "attention_naive", 128, 4);
+  const auto flash_d128 = times(h200, "flash_attention_forward", 128, 5);
   auto attn_flop = [&](double nn, double dd) { return 4.0 * nn * nn * dd; };  // Q K^T and P V
   // The eager baseline (cuBLAS, softmax, cuBLAS) against the lab kernel and the naive
   // attention, n = 1k, 4k, 16k, 64k: docs/measurements/2026-12-06-issue26-eager/ladder.jsonl
   // (one NVIDIA H100 80GB HBM3, 2026-12-06, the same bench).
-  const double h100_naive_d64[] = {0.3338, 4.8865, 77.0791, 1231.9595};
-  const double h100_eager_d64[] = {0.0396, 0.2028, 3.0068, 46.7038};
-  const double h100_flash_d64[] = {0.1097, 0.8190, 12.8967, 270.3257};
-  const double h100_eager_d128[] = {0.0482, 0.3050, 4.2793, 64.9936};
-  const double h100_flash_d128[] = {0.2704, 2.0849, 36.6038, 741.0636};
-  // The fast reference (fast/flash_attention_fast.cu), n = 4k and 16k, and eager on the
-  // same runs: docs/measurements/2026-12-06-issue26-fast/ladder-h100.jsonl (H100, 2026-12-06).
-  const double fast_d64[] = {0.1322, 1.9076}, fast_eager_d64[] = {0.1985, 2.9910};
-  const double fast_d128[] = {0.2608, 3.9168}, fast_eager_d128[] = {0.2879, 4.2680};
-  const double fast_lab_4k_d64 = 0.8173;  // the lab kernel on that run
-  // The fast matmul (fast/matmul_fast.cu) and cuBLAS at 4096^2 on that run.
-  const double fast_mm_ms = 3.4862, fast_mm_cublas_ms = 2.7006;
-  // Its steps at n = 4096, d = 64 (the scratch harness, same H100, same day): ms, eager ms.
+  const std::string eager = "docs/measurements/2026-12-06-issue26-eager/ladder.jsonl";
+  const auto h100_naive_d64 = times(eager, "attention_naive", 64, 4);
+  const auto h100_eager_d64 = times(eager, "attention_eager", 64, 4);
+  const auto h100_flash_d64 = times(eager, "flash_attention_forward", 64, 4);
+  const auto h100_eager_d128 = times(eager, "attention_eager", 128, 4);
+  const auto h100_flash_d128 = times(eager, "flash_attention_forward", 128, 4);
+  // The fast references (fast/*.cu) and the baselines on one later run, the same H100, n = 4k
+  // and 16k: docs/measurements/2026-12-06-issue26-fast/ladder-h100.jsonl.
+  const std::string fast = "docs/measurements/2026-12-06-issue26-fast/ladder-h100.jsonl";
+  const double fast_d64[] = {ladder_ms(fast, "flash_attention_fast", 4096, 64),
+                             ladder_ms(fast, "flash_attention_fast", 16384, 64)};
+  const double fast_eager_d64[] = {ladder_ms(fast, "attention_eager", 4096, 64),
+                                   ladder_ms(fast, "attention_eager", 16384, 64)};
+  const double fast_d128[] = {ladder_ms(fast, "flash_attention_fast", 4096, 128),
+                              ladder_ms(fast, "flash_attention_fast", 16384, 128)};
+  const double fast_eager_d128[] = {ladder_ms(fast, "attention_eager", 4096, 128),
+                                    ladder_ms(fast, "attention_eager", 16384, 128)};
+  const double fast_lab_4k_d64 = ladder_ms(fast, "flash_attention_forward", 4096, 64);
+  const double fast_mm_ms = ladder_ms(fast, "matmul_fast", 4096),
+               fast_mm_cublas_ms = ladder_ms(fast, "cublas_sgemm", 4096);
+  // Its steps at n = 4096, d = 64, measured while the kernel was built (a scratch harness
+  // not kept, the same H100, the same day): ms, and eager's ms on that run.
   const double fast_steps[][2] = {
       {0.3925, 0.2030}, {0.1618, 0.1980}, {0.1373, 0.1980}, {0.1352, 0.2038}};
   const double MiB = 1024.0 * 1024, GiB = 1024.0 * MiB;

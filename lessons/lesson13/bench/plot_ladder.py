@@ -1,12 +1,14 @@
 #!/usr/bin/env python3
 """Draws lesson 13's measured GPU ladder as an SVG (standard library only).
 
-  python3 lessons/lesson13/bench/plot_ladder.py lessons/lesson13/bench/ladder-h200-2026-11-29.jsonl \
-      lessons/lesson13/notes/ladder-h200.svg
+  python3 lessons/lesson13/bench/plot_ladder.py LADDER.jsonl OUT.svg
 
 The input is what `lesson13_gpu_bench --ladder` prints (one JSON object per line).
-Left: the matmul kernels at 4096^2 as a % of cuBLAS fp32. Right: naive attention
-and the FlashAttention lab kernel, milliseconds against n (log-log), d = 64 and 128."""
+Left: the matmul kernels at 4096^2 as a % of cuBLAS fp32 (the fast reference too, where
+the run has it). Right: milliseconds against n (log-log), d = 64 and 128, for the naive
+attention and the FlashAttention lab kernel, and the eager cuBLAS attention and the fast
+reference where the run has them. figures/make_figures.py draws the notes' ladder charts
+with render(), and ctest lesson13.figures_fresh checks them."""
 import json
 import math
 import sys
@@ -25,7 +27,7 @@ def svg_text(x, y, s, size=12, anchor="start", weight="normal", color="#222"):
 
 
 def matmul_panel(rows, x0, y0, w, h):
-    order = ["matmul_naive", "matmul_coalesced", "matmul_tiled", "matmul_coarsened"]
+    order = ["matmul_naive", "matmul_coalesced", "matmul_tiled", "matmul_coarsened", "matmul_fast"]
     bars = [r for name in order for r in rows if r["kernel"] == name]
     out = [svg_text(x0 + w / 2, y0 - 12, f"matmul {bars[0]['n']}x{bars[0]['n']}, fp32: % of cuBLAS",
                     14, "middle", "bold")]
@@ -48,7 +50,8 @@ def matmul_panel(rows, x0, y0, w, h):
 
 def attention_panel(rows, x0, y0, w, h):
     out = [svg_text(x0 + w / 2, y0 - 12, "attention, fp32: time vs n (log-log)", 14, "middle", "bold")]
-    pts = [r for r in rows if r["kernel"] in ("attention_naive", "flash_attention_forward") and r.get("ms", -1) > 0]
+    kernels = ("attention_naive", "flash_attention_forward", "attention_eager", "flash_attention_fast")
+    pts = [r for r in rows if r["kernel"] in kernels and r.get("ms", -1) > 0]
     ns = sorted({r["n"] for r in rows if "d" in r})
     lo, hi = math.log10(min(r["ms"] for r in pts)) - 0.2, math.log10(max(r["ms"] for r in pts)) + 0.2
     nx = lambda n: x0 + w * (math.log2(n) - math.log2(ns[0])) / (math.log2(ns[-1]) - math.log2(ns[0]))
@@ -61,9 +64,13 @@ def attention_panel(rows, x0, y0, w, h):
     for n in ns:
         out.append(svg_text(nx(n), y0 + h + 16, f"{n // 1024}k", 11, "middle"))
     styles = {("attention_naive", 64): ("#c0504d", "6,3"), ("attention_naive", 128): ("#c0504d", ""),
-              ("flash_attention_forward", 64): ("#4878a8", "6,3"), ("flash_attention_forward", 128): ("#4878a8", "")}
+              ("flash_attention_forward", 64): ("#4878a8", "6,3"), ("flash_attention_forward", 128): ("#4878a8", ""),
+              ("attention_eager", 64): ("#8a8a8a", "6,3"), ("attention_eager", 128): ("#8a8a8a", ""),
+              ("flash_attention_fast", 64): ("#3a9a50", "6,3"), ("flash_attention_fast", 128): ("#3a9a50", "")}
     for (kernel, d), (color, dash) in styles.items():
         series = sorted((r["n"], r["ms"]) for r in pts if r["kernel"] == kernel and r["d"] == d)
+        if not series:
+            continue
         path = " ".join(f"{'M' if i == 0 else 'L'}{nx(n):.1f},{my(ms):.1f}" for i, (n, ms) in enumerate(series))
         out.append(f'<path d="{path}" fill="none" stroke="{color}" stroke-width="2" stroke-dasharray="{dash}"/>')
         for n, ms in series:
@@ -75,16 +82,21 @@ def attention_panel(rows, x0, y0, w, h):
                                 f"(d={r['d']}) and cannot run", 10, color="#c0504d"))
     legend = [("naive, d=64", "#c0504d", "6,3"), ("naive, d=128", "#c0504d", ""),
               ("FlashAttention lab, d=64", "#4878a8", "6,3"), ("FlashAttention lab, d=128", "#4878a8", "")]
+    if any(r["kernel"] == "attention_eager" for r in pts):
+        legend += [("eager cuBLAS (d=64, d=128)", "#8a8a8a", "")]
+    if any(r["kernel"] == "flash_attention_fast" for r in pts):
+        legend += [("fast reference (d=64, d=128)", "#3a9a50", "")]
     for i, (label, color, dash) in enumerate(legend):
-        y = y0 + h - 70 + 16 * i
+        y = y0 + h - 6 - 16 * len(legend) + 16 * i
         out.append(f'<line x1="{x0 + w - 190}" y1="{y}" x2="{x0 + w - 165}" y2="{y}" stroke="{color}" '
                    f'stroke-width="2" stroke-dasharray="{dash}"/>')
         out.append(svg_text(x0 + w - 160, y + 4, label, 11))
     return out
 
 
-def main():
-    device, rows = load(sys.argv[1])
+def render(path):
+    """The chart of the ladder at `path`, as SVG text (the same bytes on every run)."""
+    device, rows = load(path)
     W, H = 1000, 430
     parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{W}" height="{H}" viewBox="0 0 {W} {H}">',
              f'<rect width="{W}" height="{H}" fill="white"/>',
@@ -93,7 +105,11 @@ def main():
     parts += matmul_panel(rows, 70, 80, 340, 270)
     parts += attention_panel(rows, 520, 80, 440, 270)
     parts.append("</svg>")
-    open(sys.argv[2], "w").write("\n".join(parts) + "\n")
+    return "\n".join(parts) + "\n"
+
+
+def main():
+    open(sys.argv[2], "w").write(render(sys.argv[1]))
 
 
 if __name__ == "__main__":

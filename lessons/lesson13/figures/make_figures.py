@@ -10,6 +10,7 @@
 
 One module per figure (sectors.py, tiles.py, fa_grid.py, banks.py, roofline.py,
 online_softmax_trace.py), each with a draw() that returns the drawing; svgfig.py writes SVG.
+The ladder charts are bench/plot_ladder.py's, from the timing runs' .jsonl files.
 Numbers shared with the notes' checks live in figures.json; the roofline reads the measured
 times from bench/ladder-h200-2026-11-29.jsonl, and fa-grid and tiles read the labs' tile sizes
 from include/*.hpp. The output is the same bytes on every run and machine.
@@ -30,6 +31,11 @@ import roofline  # noqa: E402
 import sectors  # noqa: E402
 import tiles  # noqa: E402
 
+sys.path.insert(0, str(HERE.parent / "bench"))
+import plot_ladder  # noqa: E402
+
+REPO = HERE.parent.parent.parent
+
 FIGURES = {
     "sectors.svg": sectors.draw,
     "tiles.svg": tiles.draw,
@@ -37,6 +43,10 @@ FIGURES = {
     "banks.svg": banks.draw,
     "roofline-h200.svg": roofline.draw,
     "online-softmax-trace.svg": online_softmax_trace.draw,
+    # The measured ladders, as lesson13_gpu_bench --ladder wrote them (bench/plot_ladder.py).
+    "ladder-h200.svg": lambda: plot_ladder.render(HERE.parent / "bench" / "ladder-h200-2026-11-29.jsonl"),
+    "ladder-h100.svg": lambda: plot_ladder.render(
+        REPO / "docs" / "measurements" / "2026-12-06-issue26-fast" / "ladder-h100.jsonl"),
 }
 NOTES_FIGURES = HERE.parent / "notes" / "figures"
 COMMAND = "python3 lessons/lesson13/figures/make_figures.py"

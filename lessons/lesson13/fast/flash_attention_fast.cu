@@ -25,14 +25,6 @@ namespace {
 constexpr int kThreads = 256;  // 16 row groups x 16 column groups
 constexpr unsigned kFull = 0xffffffffu;
 
-// Thread (ty, tx) scores rows ty*TM .. ty*TM+TM-1 against keys tx, tx+16, tx+32, ...: key
-// rows 16 apart, so in one float4 read the 8 lanes of a quarter-warp start at rows
-// tx .. tx+7, whose padded starts (d + 4 floats apart) fall 4 banks apart: no conflict.
-// P is stored transposed (key-major, Br + 4 floats a row), so a thread reads its TM
-// rows' weights for one key as float4s.
-// Split over keys (blockIdx.y, kps keys each) when the query tiles alone would leave SMs
-// idle: the split then writes its rows' normalised partial output to O_part and their
-// (m, l) to ml_part, and combine_splits merges them.
 // Shared memory of a block: Q_i, then K_j (later P^T), then V_j.
 template <int D, int TM, int Bc>
 constexpr size_t shared_bytes() {
@@ -45,6 +37,14 @@ constexpr int blocks_per_sm() {
   return 2 * (shared_bytes<D, TM, Bc>() + 1024) <= 228 * 1024 ? 2 : 1;
 }
 
+// Thread (ty, tx) scores rows ty*TM .. ty*TM+TM-1 against keys tx, tx+16, tx+32, ...: key
+// rows 16 apart, so in one float4 read the 8 lanes of a quarter-warp start at rows
+// tx .. tx+7, whose padded starts (d + 4 floats apart) fall 4 banks apart: no conflict.
+// P is stored transposed (key-major, Br + 4 floats a row), so a thread reads its TM
+// rows' weights for one key as float4s.
+// Split over keys (blockIdx.y, kps keys each) when the query tiles alone would leave SMs
+// idle: the split then writes its rows' normalised partial output to O_part and their
+// (m, l) to ml_part, and combine_splits merges them.
 template <int D, int TM, int Bc>
 __global__ void __launch_bounds__(kThreads, (blocks_per_sm<D, TM, Bc>()))
     flash_fast_kernel(const float* __restrict__ Q, const float* __restrict__ K,

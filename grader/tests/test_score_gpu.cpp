@@ -178,7 +178,9 @@ TEST_CASE("score_gpu: the course's reference kernel is a line of context, not a 
       "{\"kernel\":\"flash_attention_fast\",\"n\":64,\"d\":64,\"ms\":-1,\"valid\":false,"
       "\"reference\":true,\"baseline\":\"attention_naive\"}\n"
       "{\"kernel\":\"matmul_fast\",\"n\":4096,\"ms\":3.5,\"valid\":true,\"reference\":true,"
-      "\"baseline\":\"cublas_sgemm\",\"baseline_ms\":2.7,\"percent_of_baseline\":77.1}\n");
+      "\"baseline\":\"cublas_sgemm\",\"baseline_ms\":2.7,\"percent_of_baseline\":77.1}\n"
+      "{\"kernel\":\"matmul_fast\",\"n\":2048,\"ms\":-1,\"valid\":true,\"reference\":true,"
+      "\"baseline\":\"cublas_sgemm\"}\n");
   const grader::gpu_section g = grader::score_gpu(runs, emulated(), lang::en);
   CHECK(g.timings.empty());
   auto said = [&g](const std::string& text) {
@@ -190,6 +192,8 @@ TEST_CASE("score_gpu: the course's reference kernel is a line of context, not a 
   CHECK(said("flash_attention_fast (n = 262144, d = 64): 30.500 ms."));  // no eager: S too big
   CHECK(said("flash_attention_fast (n = 64, d = 64): wrong output, not timed."));
   CHECK(said("matmul_fast (4096 x 4096): 3.500 ms, 77% of cuBLAS SGEMM."));
+  // Right output, then no time: a CUDA error while timing, not a wrong answer.
+  CHECK(said("matmul_fast (2048 x 2048): a CUDA error in its timed runs, not timed."));
 }
 
 TEST_CASE("score_gpu: a sanitizer that cannot finish keeps the pass and says so", "[gpu-stage]") {

@@ -129,37 +129,32 @@ std::string bench_failure(const char* which, const run_result& r) {
 // course's fast matmul and FlashAttention): its time against cuBLAS SGEMM or against the
 // eager cuBLAS attention.
 std::string reference_line(const nlohmann::json& j, lang l) {
-  const double ms = j.value("ms", -1.0), eager = j.value("speedup_over_eager", 0.0);
+  const double ms = j.value("ms", -1.0);
   const std::string kernel = j.value("kernel", "");
   const bool zh = l == lang::zh;
-  const std::string size = j.contains("d")
-                               ? fmt::format("n = {}, d = {}", j.value("n", 0), j.value("d", 0))
-                               : fmt::format("n = {}", j.value("n", 0));
-  if (!j.value("valid", false) || ms <= 0)
+  const int n = j.value("n", 0);
+  const std::string size = j.contains("d") ? fmt::format("n = {}, d = {}", n, j.value("d", 0))
+                                           : fmt::format("{} x {}", n, n);
+  if (!j.value("valid", false))
     return zh ? fmt::format("参考内核 {}（{}）：输出不对，未计时。", kernel, size)
               : fmt::format("Reference kernel {} ({}): wrong output, not timed.", kernel, size);
-  if (j.contains("percent_of_baseline")) {  // a matmul, against cuBLAS SGEMM
-    const std::string at = fmt::format("{} x {}", j.value("n", 0), j.value("n", 0));
-    const double pct = j.value("percent_of_baseline", 0.0);
-    return zh ? fmt::format(
-                    "课程的快速参考内核 {}（{}）：{:.3f} ms，达到 cuBLAS SGEMM 的 {:.0f}%。",
-                    kernel, at, ms, pct)
-              : fmt::format(
-                    "The course's fast reference {} ({}): {:.3f} ms, {:.0f}% of cuBLAS "
-                    "SGEMM.",
-                    kernel, at, ms, pct);
-  }
-  if (eager <= 0)  // the eager baseline needs S (n x n) in memory
-    return zh ? fmt::format("课程的快速参考内核 {}（{}）：{:.3f} ms。", kernel, size, ms)
-              : fmt::format("The course's fast reference {} ({}): {:.3f} ms.", kernel, size, ms);
-  return zh ? fmt::format(
-                  "课程的快速参考内核 {}（{}）：{:.3f} ms，是 eager cuBLAS 注意力的 {:.2f} "
-                  "倍速度。",
-                  kernel, size, ms, eager)
-            : fmt::format(
-                  "The course's fast reference {} ({}): {:.3f} ms, {:.2f}x the speed of "
-                  "eager cuBLAS attention.",
-                  kernel, size, ms, eager);
+  if (ms <= 0)  // right output, then a CUDA error in the timed runs
+    return zh ? fmt::format("参考内核 {}（{}）：计时运行出了 CUDA 错误，未计时。", kernel, size)
+              : fmt::format("Reference kernel {} ({}): a CUDA error in its timed runs, not timed.",
+                            kernel, size);
+  // Against cuBLAS SGEMM (a matmul) or the eager attention (absent where S does not fit).
+  std::string against;
+  if (j.contains("percent_of_baseline"))
+    against = fmt::format(
+        fmt::runtime(zh ? "，达到 cuBLAS SGEMM 的 {:.0f}%" : ", {:.0f}% of cuBLAS SGEMM"),
+        j.value("percent_of_baseline", 0.0));
+  else if (const double eager = j.value("speedup_over_eager", 0.0); eager > 0)
+    against = fmt::format(fmt::runtime(zh ? "，是 eager cuBLAS 注意力的 {:.2f} 倍速度"
+                                          : ", {:.2f}x the speed of eager cuBLAS attention"),
+                          eager);
+  return zh ? fmt::format("课程的快速参考内核 {}（{}）：{:.3f} ms{}。", kernel, size, ms, against)
+            : fmt::format("The course's fast reference {} ({}): {:.3f} ms{}.", kernel, size, ms,
+                          against);
 }
 
 // The submission's kernels against the solution's and the baselines.

@@ -1,22 +1,25 @@
-// FlashAttention's forward pass in fp32, register-tiled: the kernel that lab 3's one-warp-
-// per-row version grows into (issue 26). A block of 256 threads owns Br = 16 * TM query
-// rows; each thread holds a TM x Bc/16 tile of the scores S = Q K^T and a TM x d/16 tile
-// of the output, so every value read from shared memory feeds several FMAs, as in the
-// coarsened matmul. Per key tile of Bc rows:
+// Lesson 13 lab 3, part 2: FlashAttention's forward pass in fp32, register-tiled: the kernel
+// that part 1's one-warp-per-row version grows into. Fill in the BLANKs and choose PAD, then
+// grade with: grader lesson13 --unit lab_flash_fast
+//
+// A block of 256 threads owns Br = 16 * TM query rows; each thread holds a TM x Bc/16 tile of
+// the scores S = Q K^T and a TM x d/16 tile of the output, so every value read from shared
+// memory feeds several FMAs, as in lab 2's coarsened matmul. Per key tile of Bc rows:
 //   1. K_j and V_j into shared memory (float4 loads and stores);
 //   2. S = Q_i K_j^T from shared memory, float4 along k;
-//   3. the online softmax on registers: the row's max and sum over the 16 lanes that
-//      share it (shuffles), the old l and O rescaled once;
+//   3. the online softmax on registers, as in part 1, but a row's scores are spread over
+//      the 16 lanes that share it: its max and sum are reduced over those 16 (shuffles);
 //   4. P into shared memory (over K_j, which is no longer needed), then O += P V_j.
-// Shared rows are padded so the float4 reads fall in distinct banks (see below). With one
-// head, n / Br query tiles leave most SMs idle at n = 4096, so the keys are split across
-// blocks too and the splits merged after (combine_splits). Measured on an H100 against
-// eager cuBLAS attention (docs/benchmarks.md): 1.5x at d = 64, 1.1x at d = 128.
-// O = softmax(Q K^T) V with no 1/sqrt(d), as in the labs; row-major n x d.
+// Scores come out in base 2 (Q is scaled by log2 e once), so exp2f serves for expf.
+// With one head, n / Br query tiles leave most SMs idle at n = 4096, so the keys are split
+// across blocks too and the splits merged after (combine_splits). Notes §6.6 walk through
+// each step with its measured gain.
+// API: lessons/lesson13/include/flash_attention_fast.hpp.
 #include <cuda_runtime.h>
 
 #include <algorithm>
 
+#include "course/blank.hpp"
 #include "flash_attention_fast.hpp"
 
 namespace lesson13 {
@@ -25,11 +28,19 @@ namespace {
 constexpr int kThreads = 256;  // 16 row groups x 16 column groups
 constexpr unsigned kFull = 0xffffffffu;
 
+// Floats added to each shared row of Q_i, K_j and P^T. Quarter-warps read K_j rows 16 apart
+// as float4s: unpadded, those rows start in the same bank. A float4 needs a 16-byte aligned
+// address, so the padding also decides whether the reads are legal (notes §6.6).
+// BEGIN SOLUTION
+constexpr int PAD = TUNABLE(4);
+// PROMPT constexpr int PAD = TUNABLE(0);  // yours to choose (lab_flash_fast's fast.banks)
+// END SOLUTION
+
 // Shared memory of a block: Q_i, then K_j (later P^T), then V_j.
 template <int D, int TM, int Bc>
 constexpr size_t shared_bytes() {
-  constexpr int Br = 16 * TM, LDK = D + 4, LDP = Br + 4;
-  return sizeof(float) * (Br * (D + 4) + Bc * (LDK > LDP ? LDK : LDP) + Bc * D);
+  constexpr int Br = 16 * TM, LDK = D + PAD, LDP = Br + PAD;
+  return sizeof(float) * (Br * (D + PAD) + Bc * (LDK > LDP ? LDK : LDP) + Bc * D);
 }
 // Two blocks a SM where their shared memory fits (registers capped to match), else one.
 template <int D, int TM, int Bc>
@@ -37,11 +48,10 @@ constexpr int blocks_per_sm() {
   return 2 * (shared_bytes<D, TM, Bc>() + 1024) <= 228 * 1024 ? 2 : 1;
 }
 
-// Thread (ty, tx) scores rows ty*TM .. ty*TM+TM-1 against keys tx, tx+16, tx+32, ...: key
-// rows 16 apart, so in one float4 read the 8 lanes of a quarter-warp start at rows
-// tx .. tx+7, whose padded starts (d + 4 floats apart) fall 4 banks apart: no conflict.
-// P is stored transposed (key-major, Br + 4 floats a row), so a thread reads its TM
-// rows' weights for one key as float4s.
+// Thread (ty, tx) scores rows ty*TM .. ty*TM+TM-1 against keys tx, tx+16, tx+32, ...: in
+// one float4 read, the 8 lanes of a quarter-warp read K_j rows tx .. tx+7, whose starts are
+// d + PAD floats apart. P is stored transposed (key-major, Br + PAD floats a row), so a
+// thread reads its TM rows' weights for one key as float4s.
 // Split over keys (blockIdx.y, kps keys each) when the query tiles alone would leave SMs
 // idle: the split then writes its rows' normalised partial output to O_part and their
 // (m, l) to ml_part, and combine_splits merges them.
@@ -51,7 +61,7 @@ __global__ void __launch_bounds__(kThreads, (blocks_per_sm<D, TM, Bc>()))
                       const float* __restrict__ V, float* __restrict__ O, int n, int kps,
                       float* __restrict__ O_part, float2* __restrict__ ml_part) {
   constexpr int Br = 16 * TM;
-  constexpr int LDQ = D + 4, LDK = D + 4, LDP = Br + 4;
+  constexpr int LDQ = D + PAD, LDK = D + PAD, LDP = Br + PAD;
   constexpr int DC = D / 16;   // output columns per thread: 4 at each of D/64 places
   constexpr int SC = Bc / 16;  // keys a thread scores per tile
   extern __shared__ float4 smem4[];
@@ -127,18 +137,38 @@ __global__ void __launch_bounds__(kThreads, (blocks_per_sm<D, TM, Bc>()))
         if (j0 + tx + 16 * c >= n) s[i][c] = -INFINITY;  // keys past n weigh nothing
         mx = fmaxf(mx, s[i][c]);
       }
-      for (int off = 8; off > 0; off /= 2) mx = fmaxf(mx, __shfl_xor_sync(kFull, mx, off));
+      // The row's max over its 16 lanes (tx): lanes 16 apart hold another row.
+      for (int off = 8; off > 0; off /= 2) {
+        // BEGIN SOLUTION
+        mx = fmaxf(mx, __shfl_xor_sync(kFull, mx, off));
+        // PROMPT mx = fmaxf(mx, BLANK(row_max));  // the partner lane's mx
+        // END SOLUTION
+      }
       const float m_new = fmaxf(m[i], mx);
+      // BEGIN SOLUTION
       const float scale = exp2f(m[i] - m_new);
+      // PROMPT const float scale = BLANK(scale);  // scores are in base 2
+      // END SOLUTION
       float p_sum = 0.0f;
       for (int c = 0; c < SC; ++c) {
-        s[i][c] = exp2f(s[i][c] - m_new);  // now p
+        // BEGIN SOLUTION
+        s[i][c] = exp2f(s[i][c] - m_new);
+        // PROMPT s[i][c] = BLANK(p);  // the score's weight p against m_new
+        // END SOLUTION
         p_sum += s[i][c];
       }
       for (int off = 8; off > 0; off /= 2) p_sum += __shfl_xor_sync(kFull, p_sum, off);
+      // BEGIN SOLUTION
       l[i] = l[i] * scale + p_sum;
+      // PROMPT l[i] = BLANK(l_new);
+      // END SOLUTION
       m[i] = m_new;
-      for (int c = 0; c < DC; ++c) o[i][c] *= scale;
+      for (int c = 0; c < DC; ++c) {
+        // BEGIN SOLUTION
+        o[i][c] = o[i][c] * scale;
+        // PROMPT o[i][c] = BLANK(O_rescale);
+        // END SOLUTION
+      }
     }
 
     // 4. P^T into shared memory, then O += P V_j.
@@ -153,14 +183,17 @@ __global__ void __launch_bounds__(kThreads, (blocks_per_sm<D, TM, Bc>()))
         const float4 p4 = *reinterpret_cast<const float4*>(&P_s[c * LDP + ty * TM + i]);
         p[i] = p4.x, p[i + 1] = p4.y, p[i + 2] = p4.z, p[i + 3] = p4.w;
       }
+      // This thread's columns of V_j's row c: u * 64 + tx * 4 + e, e = 0..3.
       for (int u = 0; u < D / 64; ++u) {
-        const float4 v = *reinterpret_cast<const float4*>(&V_s[c * D + u * 64 + tx * 4]);
-        for (int i = 0; i < TM; ++i) {
-          o[i][u * 4 + 0] = fmaf(p[i], v.x, o[i][u * 4 + 0]);
-          o[i][u * 4 + 1] = fmaf(p[i], v.y, o[i][u * 4 + 1]);
-          o[i][u * 4 + 2] = fmaf(p[i], v.z, o[i][u * 4 + 2]);
-          o[i][u * 4 + 3] = fmaf(p[i], v.w, o[i][u * 4 + 3]);
-        }
+        const float4 v4 = *reinterpret_cast<const float4*>(&V_s[c * D + u * 64 + tx * 4]);
+        const float v[4] = {v4.x, v4.y, v4.z, v4.w};
+        for (int i = 0; i < TM; ++i)
+          for (int e = 0; e < 4; ++e) {
+            // BEGIN SOLUTION
+            o[i][u * 4 + e] = fmaf(p[i], v[e], o[i][u * 4 + e]);
+            // PROMPT o[i][u * 4 + e] = BLANK(PV);  // add key c's share of row i, column e
+            // END SOLUTION
+          }
       }
     }
     __syncthreads();  // the next tile overwrites K_s (P) and V_s
@@ -195,7 +228,11 @@ __global__ void combine_splits(const float* __restrict__ O_part, const float2* _
   float4 acc = make_float4(0.f, 0.f, 0.f, 0.f);
   for (int s = 0; s < splits; ++s) {
     const float2 ml = ml_part[static_cast<size_t>(s) * n + r];
+    // Split s's weight: its rows were normalised by its own l_s against its own m_s.
+    // BEGIN SOLUTION
     const float w = ml.y * exp2f(ml.x - M);  // m in base 2, as the kernel keeps it
+    // PROMPT const float w = BLANK(w);  // ml.x is the split's m_s, ml.y its l_s
+    // END SOLUTION
     const float4 o =
         *reinterpret_cast<const float4*>(&O_part[(static_cast<size_t>(s) * n + r) * D + k]);
     acc.x = fmaf(w, o.x, acc.x), acc.y = fmaf(w, o.y, acc.y);
@@ -221,7 +258,7 @@ float* scratch(size_t bytes) {
 }
 
 template <int D, int TM, int Bc>
-bool launch(const float* Q, const float* K, const float* V, float* O, int n, int splits = 0) {
+bool launch(const float* Q, const float* K, const float* V, float* O, int n, int splits) {
   constexpr int Br = 16 * TM;
   constexpr size_t bytes = shared_bytes<D, TM, Bc>();
   if (cudaFuncSetAttribute(flash_fast_kernel<D, TM, Bc>,
@@ -256,12 +293,12 @@ bool launch(const float* Q, const float* K, const float* V, float* O, int n, int
 }  // namespace
 
 bool flash_attention_fast_forward(const float* Q, const float* K, const float* V, float* O, int n,
-                                  int d) {
+                                  int d, int splits) {
   switch (d) {
     case 64:
-      return launch<64, 8, 64>(Q, K, V, O, n);
+      return launch<64, 8, 64>(Q, K, V, O, n, splits);
     case 128:
-      return launch<128, 8, 32>(Q, K, V, O, n);  // two blocks a SM fit
+      return launch<128, 8, 32>(Q, K, V, O, n, splits);  // two blocks a SM fit
     default:
       return false;
   }

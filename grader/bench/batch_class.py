@@ -21,7 +21,10 @@ import sys
 import tempfile
 import time
 
-FILES = ['online_softmax.cpp', 'answers.md', 'matmul_coalesced.cu', 'matmul_tiled.cu', 'flash_attention.cu']
+# A submission's files: every exercise of the manifest (the one list), read at start.
+FILES = [e['file'] for e in json.load(open(os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..',
+                                                      'lessons', 'lesson13', 'manifest.json'),
+                                         encoding='utf-8'))['exercises']]
 
 # Faults, each an edit of one solution file (find -> replace).
 CRASH = [('online_softmax.cpp', 'const float m_new = std::max(m_i[r], block_max);',
@@ -31,7 +34,7 @@ CRASH = [('online_softmax.cpp', 'const float m_new = std::max(m_i[r], block_max)
 HANG = [('online_softmax.cpp', 'const float m_new = std::max(m_i[r], block_max);',
          'float m_new = std::max(m_i[r], block_max);\n    for (volatile int spin = 1; spin;) m_new += 0;'),
         ('matmul_coalesced.cu', 'float acc = 0.0f;', 'float acc = 0.0f;\n  for (volatile int spin = 1; spin;) acc += 0;')]
-NO_BUILD = [(f, '#include', 'this is not C++;\n#include') for f in FILES if f != 'answers.md']
+NO_BUILD = [(f, '#include', 'this is not C++;\n#include') for f in FILES if f.endswith(('.cpp', '.cu'))]
 TAMPER = [('matmul_coalesced.cu', 'const dim3 block(32, 32);', 'const dim3 block(32, 32);  // tuned'),
           ('online_softmax.cpp', '#include <cmath>', '#include <cmath>\n#include <cstdio>  // for debugging')]
 

@@ -12,7 +12,7 @@
 //   4. P into shared memory (over K_j, which is no longer needed), then O += P V_j.
 // Scores come out in base 2 (Q is scaled by log2 e once), so exp2f serves for expf.
 // With one head, n / Br query tiles leave most SMs idle at n = 4096, so the keys are split
-// across blocks too and the splits merged after (combine_splits). Notes §6.6 walk through
+// across blocks too and the splits merged after (combine_splits). Notes §6.7 walk through
 // each step with its measured gain.
 // API: lessons/lesson13/include/flash_attention_fast.hpp.
 #include <cuda_runtime.h>
@@ -30,7 +30,7 @@ constexpr unsigned kFull = 0xffffffffu;
 
 // Floats added to each shared row of Q_i, K_j and P^T. Quarter-warps read K_j rows 16 apart
 // as float4s: unpadded, those rows start in the same bank. A float4 needs a 16-byte aligned
-// address, so the padding also decides whether the reads are legal (notes §6.6).
+// address, so the padding also decides whether the reads are legal (notes §6.7).
 // BEGIN SOLUTION
 constexpr int PAD = TUNABLE(4);
 // PROMPT constexpr int PAD = TUNABLE(0);  // yours to choose (lab_flash_fast's fast.banks)

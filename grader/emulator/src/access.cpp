@@ -145,8 +145,10 @@ bool ordered(uint32_t other_tid, uint32_t other_warp_epoch, const thread* th) {
 void race_check(uintptr_t a, unsigned size, bool write, const void* pc, const thread* th) {
   const uint32_t tid = th->linear + 1;  // 0 means nobody
   const uint32_t wepoch = emu.warps[th->warp].syncwarp_epoch;
-  const size_t w0 = (a - emu.shared_lo) >> 2, w1 = (a + size - 1 - emu.shared_lo) >> 2;
-  const uint64_t bytes = std::min(size, 4u);
+  // Two bytes a shadow entry: threads writing neighbouring bf16 or half elements of one
+  // word do not conflict (byte-wide shared arrays written by neighbours still do).
+  const size_t w0 = (a - emu.shared_lo) >> 1, w1 = (a + size - 1 - emu.shared_lo) >> 1;
+  const uint64_t bytes = std::min(size, 2u);
   for (size_t w = w0; w <= w1 && w < emu.shadow.size(); ++w) {
     shadow_word& s = emu.shadow[w];
     const bool written =

@@ -93,7 +93,7 @@ struct allocation {
   mutable global_word* shadow = nullptr;  // mapped at the first access by a kernel
 };
 
-struct shadow_word {  // racecheck state of one shared-memory word
+struct shadow_word {  // racecheck state of two bytes of shared memory (half a word)
   uint32_t writer, write_epoch, write_warp_epoch;
   uint32_t reader, read_epoch, read_warp_epoch;
   const void *write_pc, *read_pc;
@@ -190,6 +190,10 @@ inline global_word& for_this_launch(global_word& s) {
 }
 std::string timeout_text();
 void syncwarp(unsigned mask);
+// wmma::mma_sync once every lane of `warp` arrived (src/wmma.cpp); `arrived`: their mask.
+namespace wmma {
+void resolve_mma(uint32_t warp, uint32_t arrived);
+}
 
 // Scheduler entry points used by the access hooks and device functions.
 [[noreturn]] void abort_thread(abort_reason why, const std::string& message);

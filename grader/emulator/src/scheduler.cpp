@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "cuda_emu/device_api.hpp"
+#include "cuda_emu/wmma.hpp"
 #include "internal.hpp"
 
 extern "C" {
@@ -158,6 +159,8 @@ const char* op_name(int op) {
       return "__ballot_sync";  // also __any_sync / __all_sync
     case 11:
       return "__syncwarp";
+    case 12:
+      return "wmma::mma_sync";
     default:
       return "a warp-synchronous operation";
   }
@@ -236,6 +239,7 @@ void resolve(warp_state& w, uint32_t warp, size_t gi) {
   const warp_op g = w.pending[gi];
   w.pending.erase(w.pending.begin() + static_cast<std::ptrdiff_t>(gi));
   const int width = g.width > 0 && g.width <= 32 ? g.width : 32;
+  if (g.op == 12) wmma::resolve_mma(warp, g.arrived_mask);
   uint32_t ballot_bits = 0;
   for (uint32_t lane = 0; lane < 32; ++lane)
     if ((g.arrived_mask >> lane & 1u) && emu.threads[warp * 32 + lane].warp_value)
@@ -266,6 +270,8 @@ void resolve(warp_state& w, uint32_t warp, size_t gi) {
     }
     if (g.op == 10) {
       th.warp_result = ballot_bits;
+    } else if (g.op == 12) {
+      th.warp_result = ~g.arrived_mask;  // lanes mma_sync went without
     } else if (src >= 0 && src < 32 && (g.arrived_mask >> src & 1u)) {
       th.warp_result = emu.threads[warp * 32 + src].warp_value;
     } else if (g.op != 11 && src >= 0 && src < 32 && (w.live >> src & 1u)) {
@@ -460,7 +466,7 @@ bool run_block(uint32_t n) {
     // block wrote there.
     std::memset(reinterpret_cast<void*>(emu.shared_lo + offset), g_nan_poison ? 0xFF : 0x71, bytes);
     if (g_options.check_races && !emu.shadow.empty()) {
-      const size_t w0 = offset / 4, w1 = std::min(emu.shadow.size(), (offset + bytes) / 4 + 1);
+      const size_t w0 = offset / 2, w1 = std::min(emu.shadow.size(), (offset + bytes) / 2 + 1);
       std::fill(emu.shadow.begin() + w0, emu.shadow.begin() + w1, shadow_word{});
     }
   });
@@ -597,6 +603,19 @@ unsigned ballot(unsigned mask, bool predicate) {
   return static_cast<unsigned>(warp_rendezvous(10, mask, predicate ? 1 : 0, 0, 32));
 }
 
+void wmma::mma_sync(const mma_operands& ops) {
+  if (!emu.in_kernel) return;
+  const uint32_t missing = static_cast<uint32_t>(
+      warp_rendezvous(12, 0xffffffffu, reinterpret_cast<uint64_t>(&ops), 0, 32));
+  if (missing == 0) return;
+  emu.in_kernel = false;  // the message builds strings
+  abort_thread(
+      abort_reason::synccheck,
+      "Barrier error detected. wmma::mma_sync needs all 32 lanes of the warp\n    by thread " +
+          thread_text(emu.current->idx) + " in block " + block_text() + ": " + lanes_text(missing) +
+          " did not take part (returned, or past the block's last thread)");
+}
+
 void launch(const launch_config& config, const char* name, void (*entry)(void*), void* args) {
   init_once();
   const auto start = std::chrono::steady_clock::now();
@@ -637,7 +656,7 @@ void launch(const launch_config& config, const char* name, void (*entry)(void*),
       th.idx = {t % config.block.x, t / config.block.x % config.block.y,
                 t / (config.block.x * config.block.y)};
     }
-    if (g_options.check_races) emu.shadow.resize(emu.shared_size / 4 + 1);
+    if (g_options.check_races) emu.shadow.resize(emu.shared_size / 2 + 1);
     g_dynamic_bytes = config.shared_bytes;
     grid_dim = config.grid;
     block_dim = config.block;

@@ -133,8 +133,9 @@ std::string reference_line(const nlohmann::json& j, lang l) {
   const std::string kernel = j.value("kernel", "");
   const bool zh = l == lang::zh;
   const int n = j.value("n", 0);
-  const std::string size = j.contains("d") ? fmt::format("n = {}, d = {}", n, j.value("d", 0))
-                                           : fmt::format("{} x {}", n, n);
+  std::string size = j.contains("d") ? fmt::format("n = {}, d = {}", n, j.value("d", 0))
+                                     : fmt::format("{} x {}", n, n);
+  if (j.contains("heads")) size = fmt::format("{} heads, {}", j.value("heads", 0), size);
   if (!j.value("valid", false))
     return zh ? fmt::format("参考内核 {}（{}）：输出不对，未计时。", kernel, size)
               : fmt::format("Reference kernel {} ({}): wrong output, not timed.", kernel, size);
@@ -152,6 +153,10 @@ std::string reference_line(const nlohmann::json& j, lang l) {
     against = fmt::format(fmt::runtime(zh ? "，是 eager cuBLAS 注意力的 {:.2f} 倍速度"
                                           : ", {:.2f}x the speed of eager cuBLAS attention"),
                           eager);
+  else if (j.contains("heads") && j.value("tflops", 0.0) > 0)  // bf16 on tensor cores
+    against =
+        fmt::format(fmt::runtime(zh ? "，{:.0f} TFLOP/s（bf16）" : ", {:.0f} TFLOP/s in bf16"),
+                    j.value("tflops", 0.0));
   return zh ? fmt::format("课程的快速参考内核 {}（{}）：{:.3f} ms{}。", kernel, size, ms, against)
             : fmt::format("The course's fast reference {} ({}): {:.3f} ms{}.", kernel, size, ms,
                           against);
@@ -187,12 +192,12 @@ void score_timings(const gpu_runs& runs, gpu_section& g, lang l) {
                             "release (it has no solutions)."));
   }
   for (const auto& j : bench_lines(runs.bench)) {
-    if (!j.contains("kernel") || !j.contains("baseline")) continue;  // baselines and headers
-    if (j.value("reference",
-                false)) {  // the course's own fast kernel: context, not a row of theirs
+    if (!j.contains("kernel")) continue;  // the header
+    if (j.value("reference", false)) {    // the course's own fast kernel: context, not a row
       g.messages.push_back(reference_line(j, l));
       continue;
     }
+    if (!j.contains("baseline")) continue;  // a baseline's own line
     gpu_timing t{j.value("kernel", ""),   size_of(j), j.value("valid", false),
                  j.value("ms", -1.0),     -1,         j.value("baseline_ms", -1.0),
                  j.value("baseline", ""), {}};

@@ -8,6 +8,7 @@
 //   lesson13_gpu_bench --ladder   the sizes published in the notes (matmul 4096^2;
 //                                 attention n = 1k..256k, d = 64 and 128)
 #include <cublas_v2.h>
+#include <cuda_bf16.h>
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -22,6 +23,7 @@
 #include "attention_eager.hpp"
 #include "flash_attention_fast.hpp"
 #include "flash_attention_lab.hpp"
+#include "flash_attention_wmma.hpp"
 #include "matmul_fast.hpp"
 #include "matmul_labs.hpp"
 
@@ -219,6 +221,67 @@ void bench_attention(int n, int d, int repeats) {
   cudaFree(O_ref);
 }
 
+// bf16 attention on tensor cores (fast/flash_attention_wmma.cu), several heads: checked on
+// head 0 against the naive fp32 attention of the same bf16 values, then timed. A reference
+// line (the tensor-core lab is to be cut from it); TFLOP/s count 4 n^2 d per head.
+void bench_attention_bf16(int heads, int n, int d, int repeats) {
+  const size_t elems = size_t(heads) * n * d, head = size_t(n) * d;
+  auto rounded = [](std::vector<float> v) {
+    for (float& x : v) x = __bfloat162float(__float2bfloat16(x));
+    return v;
+  };
+  const std::vector<float> q = rounded(random_vector(elems, 0.5f, 6)),
+                           k = rounded(random_vector(elems, 0.5f, 7)),
+                           v = rounded(random_vector(elems, 1.0f, 8));
+  auto upload_bf16 = [](const std::vector<float>& h) {
+    std::vector<__nv_bfloat16> b(h.size());
+    for (size_t i = 0; i < h.size(); ++i) b[i] = __float2bfloat16(h[i]);
+    __nv_bfloat16* dptr = nullptr;
+    cudaMalloc(&dptr, b.size() * sizeof(__nv_bfloat16));
+    cudaMemcpy(dptr, b.data(), b.size() * sizeof(__nv_bfloat16), cudaMemcpyHostToDevice);
+    return dptr;
+  };
+  __nv_bfloat16 *Q = upload_bf16(q), *K = upload_bf16(k), *V = upload_bf16(v), *O = nullptr;
+  cudaMalloc(&O, elems * sizeof(__nv_bfloat16));
+  cudaMemset(O, 0xFF, elems * sizeof(__nv_bfloat16));
+  double err = -1, ms = -1;
+  bool valid = false;
+  if (lesson13::flash_attention_wmma_forward(Q, K, V, O, heads, n, d) &&
+      check(cudaDeviceSynchronize(), "flash_attention_wmma")) {
+    // Head 0 against the naive attention in fp32 (it needs an n x n S: small n only).
+    std::vector<__nv_bfloat16> got(head);
+    cudaMemcpy(got.data(), O, head * sizeof(__nv_bfloat16), cudaMemcpyDeviceToHost);
+    float *q0 = upload(std::vector<float>(q.begin(), q.begin() + head)),
+          *k0 = upload(std::vector<float>(k.begin(), k.begin() + head)),
+          *v0 = upload(std::vector<float>(v.begin(), v.begin() + head)), *S = nullptr,
+          *O0 = nullptr;
+    cudaMalloc(&O0, head * sizeof(float));
+    if (cudaMalloc(&S, size_t(n) * n * sizeof(float)) == cudaSuccess) {
+      lesson13::attention_naive(q0, k0, v0, S, O0, n, d);
+      if (check(cudaDeviceSynchronize(), "attention_naive")) {
+        std::vector<float> g(head);
+        for (size_t i = 0; i < head; ++i) g[i] = __bfloat162float(got[i]);
+        err = relative_error(g, download(O0, head));
+        valid = err <= 1e-2;
+      }
+      cudaFree(S);
+    }
+    cudaGetLastError();
+    cudaFree(q0), cudaFree(k0), cudaFree(v0), cudaFree(O0);
+    if (valid)
+      ms = time_ms([&] { lesson13::flash_attention_wmma_forward(Q, K, V, O, heads, n, d); }, 1,
+                   repeats);
+  }
+  std::printf(
+      "{\"kernel\": \"flash_attention_wmma\", \"heads\": %d, \"n\": %d, \"d\": %d, "
+      "\"valid\": %s, \"relative_error\": %.2e, \"ms\": %.4f, \"tflops\": %.1f, "
+      "\"reference\": true}\n",
+      heads, n, d, valid ? "true" : "false", err, ms,
+      ms > 0 ? 4.0 * heads * double(n) * n * d / ms / 1e9 : 0.0);
+  std::fflush(stdout);
+  cudaFree(Q), cudaFree(K), cudaFree(V), cudaFree(O);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -237,5 +300,7 @@ int main(int argc, char** argv) {
     bench_attention(4096, 64, 10);
     bench_attention(4096, 128, 10);
   }
+  // bf16 on tensor cores at issue 26's anchor shape (16 heads), both d.
+  for (int d : {64, 128}) bench_attention_bf16(16, 4096, d, 10);
   return 0;
 }

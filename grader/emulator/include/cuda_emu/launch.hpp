@@ -31,6 +31,12 @@ struct alignas(8) int2 {
 struct alignas(16) int4 {
   int x, y, z, w;
 };
+struct alignas(8) uint2 {
+  unsigned x, y;
+};
+struct alignas(16) uint4 {
+  unsigned x, y, z, w;
+};
 inline float2 make_float2(float x, float y) {
   return {x, y};
 }
@@ -41,6 +47,12 @@ inline int2 make_int2(int x, int y) {
   return {x, y};
 }
 inline int4 make_int4(int x, int y, int z, int w) {
+  return {x, y, z, w};
+}
+inline uint2 make_uint2(unsigned x, unsigned y) {
+  return {x, y};
+}
+inline uint4 make_uint4(unsigned x, unsigned y, unsigned z, unsigned w) {
   return {x, y, z, w};
 }
 inline dim3 make_dim3(unsigned x, unsigned y, unsigned z) {

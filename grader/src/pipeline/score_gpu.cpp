@@ -153,10 +153,16 @@ std::string reference_line(const nlohmann::json& j, lang l) {
     against = fmt::format(fmt::runtime(zh ? "，是 eager cuBLAS 注意力的 {:.2f} 倍速度"
                                           : ", {:.2f}x the speed of eager cuBLAS attention"),
                           eager);
-  else if (j.contains("heads") && j.value("tflops", 0.0) > 0)  // bf16 on tensor cores
+  else if (j.contains("heads") && j.value("tflops", 0.0) > 0) {  // bf16 on tensor cores
     against =
         fmt::format(fmt::runtime(zh ? "，{:.0f} TFLOP/s（bf16）" : ", {:.0f} TFLOP/s in bf16"),
                     j.value("tflops", 0.0));
+    if (const double eager = j.value("speedup_over_eager_bf16", 0.0); eager > 0)
+      against +=
+          fmt::format(fmt::runtime(zh ? "，是 eager cuBLAS bf16 注意力的 {:.2f} 倍速度"
+                                      : ", {:.2f}x the speed of eager cuBLAS bf16 attention"),
+                      eager);
+  }
   return zh ? fmt::format("课程的快速参考内核 {}（{}）：{:.3f} ms{}。", kernel, size, ms, against)
             : fmt::format("The course's fast reference {} ({}): {:.3f} ms{}.", kernel, size, ms,
                           against);

@@ -4,6 +4,7 @@
 // n x n in HBM, as in eager PyTorch. The lab kernels are timed against it as well as
 // against the naive three-kernel attention (reference/attention_naive.cu).
 #include <cublas_v2.h>
+#include <cuda_bf16.h>
 #include <cuda_runtime.h>
 
 #include <cmath>
@@ -62,7 +63,41 @@ __global__ void softmax_rows(float* S, int n) {
   }
 }
 
+// The bf16 softmax of eager frameworks: a row of bf16 scores in, bf16 weights out, the
+// max and sum in float. One block per row, two reads and one write of S.
+__global__ void softmax_rows_bf16(__nv_bfloat16* S, int n) {
+  __nv_bfloat16* row = S + static_cast<size_t>(blockIdx.x) * n;
+  float m = -INFINITY, l = 0.0f;
+  for (int c = threadIdx.x; c < n; c += blockDim.x) merge(m, l, __bfloat162float(row[c]), 1.0f);
+  for (int off = 16; off > 0; off /= 2)
+    merge(m, l, __shfl_xor_sync(0xffffffffu, m, off), __shfl_xor_sync(0xffffffffu, l, off));
+  __shared__ float wm[kThreads / 32], wl[kThreads / 32];
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  if (lane == 0) wm[warp] = m, wl[warp] = l;
+  __syncthreads();
+  m = -INFINITY, l = 0.0f;
+  for (int w = 0; w < kThreads / 32; ++w) merge(m, l, wm[w], wl[w]);
+  const float inv_l = 1.0f / l;
+  for (int c = threadIdx.x; c < n; c += blockDim.x)
+    row[c] = __float2bfloat16(expf(__bfloat162float(row[c]) - m) * inv_l);
+}
+
 }  // namespace
+
+void attention_eager_bf16(cublasHandle_t handle, const __nv_bfloat16* Q, const __nv_bfloat16* K,
+                          const __nv_bfloat16* V, __nv_bfloat16* S, __nv_bfloat16* O, int heads,
+                          int n, int d) {
+  const float one = 1.0f, zero = 0.0f;
+  const long long nd = static_cast<long long>(n) * d, nn = static_cast<long long>(n) * n;
+  // As attention_eager, one GEMM for all heads (strided batches), fp32 accumulation.
+  cublasGemmStridedBatchedEx(handle, CUBLAS_OP_T, CUBLAS_OP_N, n, n, d, &one, K, CUDA_R_16BF, d, nd,
+                             Q, CUDA_R_16BF, d, nd, &zero, S, CUDA_R_16BF, n, nn, heads,
+                             CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
+  softmax_rows_bf16<<<heads * n, kThreads>>>(S, n);
+  cublasGemmStridedBatchedEx(handle, CUBLAS_OP_N, CUBLAS_OP_N, d, n, n, &one, V, CUDA_R_16BF, d, nd,
+                             S, CUDA_R_16BF, n, nn, &zero, O, CUDA_R_16BF, d, nd, heads,
+                             CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
+}
 
 void attention_eager(cublasHandle_t handle, const float* Q, const float* K, const float* V,
                      float* S, float* O, int n, int d) {

@@ -272,12 +272,33 @@ void bench_attention_bf16(int heads, int n, int d, int repeats) {
       ms = time_ms([&] { lesson13::flash_attention_wmma_forward(Q, K, V, O, heads, n, d); }, 1,
                    repeats);
   }
+  // The eager bf16 attention on the same inputs, if its S (heads x n x n) fits.
+  double eager_ms = -1;
+  __nv_bfloat16 *S = nullptr, *O_eager = nullptr;
+  if (cudaMalloc(&S, elems / d * n * sizeof(__nv_bfloat16)) == cudaSuccess &&
+      cudaMalloc(&O_eager, elems * sizeof(__nv_bfloat16)) == cudaSuccess) {
+    cublasHandle_t handle;
+    cublasCreate(&handle);
+    lesson13::bench::attention_eager_bf16(handle, Q, K, V, S, O_eager, heads, n, d);
+    if (check(cudaDeviceSynchronize(), "attention_eager_bf16"))
+      eager_ms = time_ms(
+          [&] { lesson13::bench::attention_eager_bf16(handle, Q, K, V, S, O_eager, heads, n, d); },
+          1, repeats);
+    cublasDestroy(handle);
+  }
+  cudaGetLastError();
+  cudaFree(S), cudaFree(O_eager);
+  std::printf(
+      "{\"kernel\": \"attention_eager_bf16\", \"heads\": %d, \"n\": %d, \"d\": %d, \"ms\": %.4f, "
+      "\"tflops\": %.1f}\n",
+      heads, n, d, eager_ms, eager_ms > 0 ? 4.0 * heads * double(n) * n * d / eager_ms / 1e9 : 0.0);
   std::printf(
       "{\"kernel\": \"flash_attention_wmma\", \"heads\": %d, \"n\": %d, \"d\": %d, "
       "\"valid\": %s, \"relative_error\": %.2e, \"ms\": %.4f, \"tflops\": %.1f, "
-      "\"reference\": true}\n",
+      "\"reference\": true, \"speedup_over_eager_bf16\": %.2f}\n",
       heads, n, d, valid ? "true" : "false", err, ms,
-      ms > 0 ? 4.0 * heads * double(n) * n * d / ms / 1e9 : 0.0);
+      ms > 0 ? 4.0 * heads * double(n) * n * d / ms / 1e9 : 0.0,
+      ms > 0 && eager_ms > 0 ? eager_ms / ms : 0.0);
   std::fflush(stdout);
   cudaFree(Q), cudaFree(K), cudaFree(V), cudaFree(O);
 }

@@ -117,7 +117,7 @@ void add_to_group(thread* th, const void* pc, access_kind kind, uintptr_t a, uns
   }
   request_group& g = groups[i];
   g.lanes |= bit;
-  if (g.n < 32) g.address[g.n++] = a;
+  if (g.n < 32) g.lane[g.n] = static_cast<uint8_t>(th->lane), g.address[g.n++] = a;
   th->cursor = i + 1;
 }
 
@@ -398,17 +398,29 @@ void account(const request_group& g, launch_counters& c) {
     }
     return;
   }
-  // Shared: 32 banks of 4-byte words; a wavefront serves at most one word per bank.
-  for (int i = 0; i < g.n; ++i)
-    for (uintptr_t w = g.address[i] >> 2; w <= (g.address[i] + g.size - 1) >> 2 && k < 128; ++w)
-      keys[k++] = w;
-  k = static_cast<int>(distinct_count(keys, k));
-  uint32_t per_bank[32] = {};
-  uint64_t wavefronts = 1;
-  for (int i = 0; i < k; ++i) wavefronts = std::max<uint64_t>(wavefronts, ++per_bank[keys[i] & 31]);
-  // A warp's 8- or 16-byte access needs 2 or 4 wavefronts at best: only the rest
-  // are conflicts (as ncu counts them).
-  const uint64_t ideal = std::min<uint64_t>(wavefronts, std::max(1u, unsigned(g.size) / 4));
+  // Shared: 32 banks of 4-byte words; a wavefront serves at most one word per bank. A
+  // 16-byte access is served a quarter-warp at a time (8 lanes, 128 bytes), an 8-byte one a
+  // half-warp at a time: each such group of lanes needs as many wavefronts as the words of
+  // its busiest bank, and only those past one a group are conflicts (ncu on an H100,
+  // tests/probes/ncu_float4_banks.h100.txt).
+  const int group_lanes = g.size >= 16 ? 8 : g.size >= 8 ? 16 : 32;
+  uint64_t wavefronts = 0, ideal = 0;
+  for (int first = 0; first < 32; first += group_lanes) {
+    k = 0;
+    for (int i = 0; i < g.n; ++i) {
+      if (g.lane[i] < first || g.lane[i] >= first + group_lanes) continue;
+      for (uintptr_t w = g.address[i] >> 2; w <= (g.address[i] + g.size - 1) >> 2 && k < 128; ++w)
+        keys[k++] = w;
+    }
+    if (k == 0) continue;
+    k = static_cast<int>(distinct_count(keys, k));
+    uint32_t per_bank[32] = {};
+    uint64_t busiest = 1;
+    for (int i = 0; i < k; ++i) busiest = std::max<uint64_t>(busiest, ++per_bank[keys[i] & 31]);
+    wavefronts += busiest;
+    ++ideal;
+  }
+  if (ideal == 0) wavefronts = ideal = 1;
   if (g.kind == access_kind::shared_load) {
     c.shared_load_requests++;
     c.shared_load_wavefronts += wavefronts;

@@ -48,6 +48,7 @@ struct request_group {
   uint8_t n;
   uint32_t lanes;  // the lanes that have joined
   uintptr_t address[32];
+  uint8_t lane[32];  // address[i]'s lane: a wide shared access is served by groups of lanes
 };
 
 // One pending warp-synchronous operation of a warp (shuffle, ballot, __syncwarp): the

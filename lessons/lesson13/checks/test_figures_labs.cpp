@@ -187,6 +187,14 @@ TEST_CASE("lab figures in the lesson 13 notes match their computation", "[figure
   const double fast_eager_d128[] = {ladder_ms(fast, "attention_eager", 4096, 128),
                                     ladder_ms(fast, "attention_eager", 16384, 128)};
   const double fast_lab_4k_d64 = ladder_ms(fast, "flash_attention_forward", 4096, 64);
+  // bf16 on tensor cores (fast/flash_attention_wmma.cu) and the eager bf16 attention, 16 heads,
+  // n = 4096: docs/measurements/2026-12-06-lab3b-wmma/gpu_bench-h100.jsonl (the same H100 kind).
+  const std::string bf16 = "docs/measurements/2026-12-06-lab3b-wmma/gpu_bench-h100.jsonl";
+  const double wmma_ms[] = {ladder_ms(bf16, "flash_attention_wmma", 4096, 64),
+                            ladder_ms(bf16, "flash_attention_wmma", 4096, 128)};
+  const double eager_bf16_ms[] = {ladder_ms(bf16, "attention_eager_bf16", 4096, 64),
+                                  ladder_ms(bf16, "attention_eager_bf16", 4096, 128)};
+  auto bf16_tflops = [&](double ms, double dd) { return 16 * attn_flop(4096, dd) / ms / 1e9; };
   const double fast_mm_ms = ladder_ms(fast, "matmul_fast", 4096),
                fast_mm_cublas_ms = ladder_ms(fast, "cublas_sgemm", 4096);
   // Its steps at n = 4096, d = 64, measured while the kernel was built (a scratch harness
@@ -414,6 +422,12 @@ TEST_CASE("lab figures in the lesson 13 notes match their computation", "[figure
       {"labs.fast_x_16k_d128", rounded(fast_eager_d128[1] / fast_d128[1], 2)},
       {"labs.fast_tflops_16k_d64", rounded(attn_flop(16384, 64) / fast_d64[1] / 1e9, 1)},
       {"labs.fast_over_lab_4k_d64", rounded(fast_lab_4k_d64 / fast_d64[0], 1)},
+      {"labs.wmma_tflops_d64", rounded(bf16_tflops(wmma_ms[0], 64), 0)},
+      {"labs.wmma_tflops_d128", rounded(bf16_tflops(wmma_ms[1], 128), 0)},
+      {"labs.eager_bf16_tflops_d64", rounded(bf16_tflops(eager_bf16_ms[0], 64), 0)},
+      {"labs.eager_bf16_tflops_d128", rounded(bf16_tflops(eager_bf16_ms[1], 128), 0)},
+      {"labs.wmma_x_eager_d64", rounded(eager_bf16_ms[0] / wmma_ms[0], 2)},
+      {"labs.wmma_x_eager_d128", rounded(eager_bf16_ms[1] / wmma_ms[1], 2)},
   };
 
   // The models agree with the emulator's own counts: the coarsened kernel's store conflicts

@@ -214,7 +214,7 @@ __global__ void __launch_bounds__(kThreads, (blocks_per_sm<D, TM, Bc>()))
   }
 }
 
-// O[r] = sum over splits s of w_s O_s[r], w_s = l_s e^(m_s - M) / sum_s l_s e^(m_s - M), M the
+// O[r] = sum over splits s of w_s O_s[r] / sum_s w_s, each split weighed against M, the
 // largest m_s: the online softmax's merge, once per row. A thread per 4 columns of a row.
 template <int D>
 __global__ void combine_splits(const float* __restrict__ O_part, const float2* __restrict__ ml_part,

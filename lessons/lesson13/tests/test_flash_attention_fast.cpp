@@ -30,8 +30,10 @@ TEST_CASE("register-tiled FlashAttention: keys split over blocks, merged", "[fas
   auto rng = course::test_rng("lab3b-splits");
   INFO(course::seed_note());
   // Two and three splits over whole tiles, the last split shorter than the others, one query
-  // tile and several, and as many splits as the GPU's SMs ask for (0: the kernel picks).
-  check_fast(rng, {{256, 64, 2}, {160, 128, 3}, {200, 64, 0}, {129, 128, 4}});
+  // tile and several, a split per key tile, 4 splits asked of 5 key tiles (2 tiles a split:
+  // a fourth would have no key), and as many splits as the GPU's SMs ask for (0: the kernel
+  // picks).
+  check_fast(rng, {{256, 64, 2}, {160, 128, 3}, {200, 64, 0}, {100, 128, 4}, {129, 128, 4}});
   // Large scores: each split's m differs by thousands; the merge must weigh the splits
   // against their largest m, or 2^m overflows.
   check_fast(rng, {{192, 64, 3, 250.0}}, 2e-3);

@@ -399,10 +399,11 @@ void account(const request_group& g, launch_counters& c) {
     return;
   }
   // Shared: 32 banks of 4-byte words; a wavefront serves at most one word per bank. A
-  // 16-byte access is served a quarter-warp at a time (8 lanes, 128 bytes), an 8-byte one a
-  // half-warp at a time: each such group of lanes needs as many wavefronts as the words of
-  // its busiest bank, and only those past one a group are conflicts (ncu on an H100,
-  // tests/probes/ncu_float4_banks.h100.txt).
+  // 16-byte access is served a quarter-warp at a time (8 lanes, 128 bytes): each group of
+  // lanes needs as many wavefronts as the words of its busiest bank, and only those past one
+  // a group are conflicts (ncu on an H100, tests/probes/ncu_wide_banks.h100.txt). An 8-byte
+  // access is taken a half-warp at a time by the same rule (128 bytes a group), not yet
+  // measured: the probe's float2 kernel is for that.
   const int group_lanes = g.size >= 16 ? 8 : g.size >= 8 ? 16 : 32;
   uint64_t wavefronts = 0, ideal = 0;
   for (int first = 0; first < 32; first += group_lanes) {

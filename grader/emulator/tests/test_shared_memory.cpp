@@ -69,10 +69,11 @@ TEST_CASE("conflict-free 8- and 16-byte shared accesses have no bank conflicts",
   CHECK(last().counters.shared_store_bank_conflicts == 0);
 }
 
-// 16-byte shared accesses are served a quarter-warp at a time and 8-byte ones a half-warp at
-// a time: conflicts are counted per group of lanes, as Nsight Compute counted them on an
-// H100 for the same kernels (probes/ncu_wide_banks.h100.txt). Counting over the whole warp
-// instead, PAD = 8 and 16 looked conflict-free on loads, and the float2 pattern too.
+// 16-byte shared accesses are served a quarter-warp at a time: conflicts are counted per
+// group of 8 lanes, as Nsight Compute counted them on an H100 for the same kernel
+// (probes/ncu_wide_banks.h100.txt). Counting over the whole warp instead, PAD = 8 and 16
+// looked conflict-free on loads. 8-byte accesses follow the same rule a half-warp at a time
+// (128 bytes a group); that float2 figure is the rule's, not yet ncu's.
 TEST_CASE("wide shared accesses conflict within quarter- and half-warps, as ncu counts",
           "[shared]") {
   struct expected {

@@ -1,6 +1,7 @@
-// Host entry points of wide_banks.cu: shared-memory float4 and float2 accesses whose bank
-// conflicts Nsight Compute counted on an H100 (ncu_wide_banks.h100.txt), run by
-// wide_banks_main.cu there and by test_shared_memory.cpp on the emulator.
+// Host entry points of wide_banks.cu: shared-memory float4 and float2 accesses, run by
+// wide_banks_main.cu under Nsight Compute on a GPU and by test_shared_memory.cpp on the
+// emulator. ncu_wide_banks.h100.txt holds the H100's counts for the float4 kernel (measured when
+// it was the probe's only kernel, named float4_banks; the float2 one still waits for a GPU).
 #pragma once
 
 // One warp: each lane reads a float4 from row lane % 16 of rows 64 + pad floats long, then

@@ -64,28 +64,30 @@ inline int lane_id() {
 }
 }  // namespace detail
 
-// matrix_a: element (row, col) of A at p[row * ldm + col] (row_major) or p[col * ldm + row].
+namespace detail {
+// A lane's 8 bf16 elements at `position(lane, i)` = (row, col) of the matrix, stored at
+// p[row * ldm + col] (row_major) or p[col * ldm + row] (col_major).
+template <class Layout, class Fragment, class Position>
+inline void load_bf16(Fragment& f, const __nv_bfloat16* p, unsigned ldm, Position position) {
+  ::cuda_emu::detail::wmma::check_matrix("wmma::load_matrix_sync", p, ldm, 2);
+  const int lane = lane_id();
+  for (int i = 0; i < 8; ++i) {
+    const auto [r, c] = position(lane, i);
+    f.x[i] = std::is_same_v<Layout, row_major> ? p[r * ldm + c] : p[c * ldm + r];
+  }
+}
+}  // namespace detail
+
+// matrix_a holds A (m x k) and matrix_b B (k x n), row by row or column by column.
 template <class Layout>
 inline void load_matrix_sync(fragment<matrix_a, 16, 16, 16, __nv_bfloat16, Layout>& a,
                              const __nv_bfloat16* p, unsigned ldm) {
-  ::cuda_emu::detail::wmma::check_matrix("wmma::load_matrix_sync", p, ldm, 2);
-  const int lane = detail::lane_id();
-  for (int i = 0; i < 8; ++i) {
-    const auto [r, c] = ::cuda_emu::detail::wmma::a_position(lane, i);
-    a.x[i] = std::is_same_v<Layout, row_major> ? p[r * ldm + c] : p[c * ldm + r];
-  }
+  detail::load_bf16<Layout>(a, p, ldm, ::cuda_emu::detail::wmma::a_position);
 }
-// matrix_b: element (row, col) = (k, n) of B at p[row * ldm + col] (row_major) or
-// p[col * ldm + row] (col_major).
 template <class Layout>
 inline void load_matrix_sync(fragment<matrix_b, 16, 16, 16, __nv_bfloat16, Layout>& b,
                              const __nv_bfloat16* p, unsigned ldm) {
-  ::cuda_emu::detail::wmma::check_matrix("wmma::load_matrix_sync", p, ldm, 2);
-  const int lane = detail::lane_id();
-  for (int i = 0; i < 8; ++i) {
-    const auto [r, c] = ::cuda_emu::detail::wmma::b_position(lane, i);
-    b.x[i] = std::is_same_v<Layout, row_major> ? p[r * ldm + c] : p[c * ldm + r];
-  }
+  detail::load_bf16<Layout>(b, p, ldm, ::cuda_emu::detail::wmma::b_position);
 }
 inline void load_matrix_sync(fragment<accumulator, 16, 16, 16, float>& c, const float* p,
                              unsigned ldm, layout_t layout) {
@@ -112,8 +114,7 @@ inline void mma_sync(fragment<accumulator, 16, 16, 16, float>& d,
                      const fragment<matrix_a, 16, 16, 16, __nv_bfloat16, LayoutA>& a,
                      const fragment<matrix_b, 16, 16, 16, __nv_bfloat16, LayoutB>& b,
                      const fragment<accumulator, 16, 16, 16, float>& c, bool satf = false) {
-  static_assert(sizeof(__nv_bfloat16) == 2);
-  if (satf) static_cast<void>(0);  // satf saturates only half and integer results
+  static_cast<void>(satf);  // it saturates only half and integer results
   ::cuda_emu::detail::wmma::mma_sync(
       {reinterpret_cast<const uint16_t*>(a.x), reinterpret_cast<const uint16_t*>(b.x), c.x, d.x});
 }

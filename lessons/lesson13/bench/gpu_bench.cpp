@@ -67,10 +67,11 @@ std::vector<float> random_vector(size_t n, float scale, unsigned seed) {
   return v;
 }
 
-float* upload(const std::vector<float>& h) {
-  float* d = nullptr;
-  cudaMalloc(&d, h.size() * sizeof(float));
-  cudaMemcpy(d, h.data(), h.size() * sizeof(float), cudaMemcpyHostToDevice);
+template <class T>
+T* upload(const std::vector<T>& h) {
+  T* d = nullptr;
+  cudaMalloc(&d, h.size() * sizeof(T));
+  cudaMemcpy(d, h.data(), h.size() * sizeof(T), cudaMemcpyHostToDevice);
   return d;
 }
 
@@ -236,10 +237,7 @@ void bench_attention_bf16(int heads, int n, int d, int repeats) {
   auto upload_bf16 = [](const std::vector<float>& h) {
     std::vector<__nv_bfloat16> b(h.size());
     for (size_t i = 0; i < h.size(); ++i) b[i] = __float2bfloat16(h[i]);
-    __nv_bfloat16* dptr = nullptr;
-    cudaMalloc(&dptr, b.size() * sizeof(__nv_bfloat16));
-    cudaMemcpy(dptr, b.data(), b.size() * sizeof(__nv_bfloat16), cudaMemcpyHostToDevice);
-    return dptr;
+    return upload(b);
   };
   __nv_bfloat16 *Q = upload_bf16(q), *K = upload_bf16(k), *V = upload_bf16(v), *O = nullptr;
   cudaMalloc(&O, elems * sizeof(__nv_bfloat16));

@@ -49,13 +49,13 @@ __global__ void __launch_bounds__(kThreads)
   __nv_bfloat16* K_s = reinterpret_cast<__nv_bfloat16*>(smem);
   __nv_bfloat16* V_s = K_s + Bc * LDK;
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-  float* S_w = reinterpret_cast<float*>(V_s + Bc * LDK) + warp * 16 * LDS;
-  __nv_bfloat16* P_w =
-      reinterpret_cast<__nv_bfloat16*>(reinterpret_cast<float*>(V_s + Bc * LDK) + kWarps * 16 * LDS) +
-      warp * 16 * LDP;
-  float* stats = reinterpret_cast<float*>(
-      reinterpret_cast<__nv_bfloat16*>(reinterpret_cast<float*>(V_s + Bc * LDK) + kWarps * 16 * LDS) +
-      kWarps * 16 * LDP);
+  // Past K_j and V_j: every warp's S, then every warp's P, then every warp's scale and l.
+  unsigned char* scratch = reinterpret_cast<unsigned char*>(V_s + Bc * LDK);
+  float* S_w = reinterpret_cast<float*>(scratch) + warp * 16 * LDS;
+  scratch += kWarps * 16 * LDS * sizeof(float);
+  __nv_bfloat16* P_w = reinterpret_cast<__nv_bfloat16*>(scratch) + warp * 16 * LDP;
+  scratch += kWarps * 16 * LDP * sizeof(__nv_bfloat16);
+  float* stats = reinterpret_cast<float*>(scratch);
   float* scale_w = stats + warp * 32;  // 16 rows' scale, then their l
   const size_t head = static_cast<size_t>(blockIdx.y) * n * D;
   Q += head, K += head, V += head, O += head;

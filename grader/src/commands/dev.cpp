@@ -573,6 +573,7 @@ dev_check_result dev_check(const course& c, const manifest& m, const dev_check_o
     return result;
   }
   fmt::print(out, "dev check {} (seed {})\n", m.lesson, o.seed);
+  std::string failures;  // repeated at the end, where a truncated CI log still shows them
   for (const auto& ch : checks) {
     if (!selected(ch.name, o.only)) continue;
     verdict v;
@@ -585,9 +586,13 @@ dev_check_result dev_check(const course& c, const manifest& m, const dev_check_o
     std::string why;
     if (!v.ok)
       for (std::string_view line : split_lines(v.why)) why += fmt::format("\n         {}", line);
-    fmt::print(out, "  {} {}  {}{}\n", v.ok ? "ok  " : "FAIL", ch.name, ch.description, why);
+    const std::string line =
+        fmt::format("  {} {}  {}{}\n", v.ok ? "ok  " : "FAIL", ch.name, ch.description, why);
+    fmt::print(out, "{}", line);
+    if (!v.ok) failures += line;
     out.flush();
   }
+  if (!failures.empty()) fmt::print(out, "failed (seed {}):\n{}", o.seed, failures);
   fmt::print(out, "{} passed, {} failed\n", result.passed, result.failed);
   return result;
 }

@@ -40,7 +40,7 @@ import tempfile
 import threading
 import time
 
-from adversarial.cases import Slot, build_submission, load_cases, manifest_info, subst
+from adversarial.cases import Slot, build_submission, case_unit, load_cases, manifest_info, subst, unit_scope
 from adversarial.checks import check, watched
 from adversarial.files import remove_entry
 from adversarial.grading import (DEFAULT_WALL_S, KILL_MARGIN_S, TOKEN, WARMUP_WALL_S, Listener,
@@ -65,6 +65,14 @@ class Runner:
             print('note: python3 cannot import jsonschema; case.json files are not validated')
         self.print_lock = threading.Lock()
         self.nonce = f'{os.getpid()}-{int(time.time())}'
+        self.scopes = {}
+
+    def scope(self, lesson):
+        """The lesson's units by file and by item (case_unit), read once."""
+        with self.print_lock:
+            if lesson not in self.scopes:
+                self.scopes[lesson] = unit_scope(self.root, lesson)
+            return self.scopes[lesson]
 
     def fill_in(self, slot, name):
         """The placeholder substitution for case `name` in `slot`."""
@@ -79,6 +87,9 @@ class Runner:
         argv = grader_command(self.args.mode, self.grader, case['lesson'], slot.root, slot.sub, slot.tree, report, capped,
                               self.args.level)
         argv += case.get('grader_args', [])
+        unit = case_unit(case, self.scope(case['lesson']))
+        if unit:
+            argv += ['--unit', unit]
         token = f'adv-case-{name}-slot{slot.index}-{self.nonce}'
         env = dict(os.environ, GITHUB_TOKEN=TOKEN, HOME=slot.home, ADV_CASE_TOKEN=token)
         pipe_w = None

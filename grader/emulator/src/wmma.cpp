@@ -15,6 +15,7 @@ namespace cuda_emu::detail::wmma {
 
 void resolve_mma(uint32_t warp, uint32_t arrived) {
   if (arrived != 0xffffffffu) return;  // each lane reports it (mma_sync in scheduler.cpp)
+  emu.record->counters.wmma_mma_syncs++;
   float A[16][16], B[16][16], C[16][16];
   const mma_operands* ops[32];
   for (int lane = 0; lane < 32; ++lane) {

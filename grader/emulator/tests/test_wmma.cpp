@@ -74,6 +74,7 @@ TEST_CASE("wmma: each warp of a block multiplies its own tile, staged in shared 
   wmma_tiles(dA.ptr, dB.ptr, dD.ptr, warps);
   INFO(last().sanitizer_text());
   REQUIRE(last().ok());
+  CHECK(last().counters.wmma_mma_syncs == warps);  // one warp-wide mma_sync each
   const auto D = dD.download();
   for (int w = 0; w < warps; ++w)
     for (int r = 0; r < 16; ++r)

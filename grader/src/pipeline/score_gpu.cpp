@@ -113,9 +113,11 @@ std::vector<nlohmann::json> bench_lines(const run_result& r) {
 }
 
 std::string size_of(const nlohmann::json& j) {
-  std::string s = j.contains("n") && j["n"].is_number_integer()
-                      ? fmt::format("n={}", j["n"].get<long long>())
+  std::string s = j.contains("heads") && j["heads"].is_number_integer()
+                      ? fmt::format("heads={} ", j["heads"].get<long long>())
                       : "";
+  if (j.contains("n") && j["n"].is_number_integer())
+    s += fmt::format("n={}", j["n"].get<long long>());
   if (j.contains("d") && j["d"].is_number_integer())
     s += fmt::format(" d={}", j["d"].get<long long>());
   return s;
@@ -135,7 +137,6 @@ std::string reference_line(const nlohmann::json& j, lang l) {
   const int n = j.value("n", 0);
   std::string size = j.contains("d") ? fmt::format("n = {}, d = {}", n, j.value("d", 0))
                                      : fmt::format("{} x {}", n, n);
-  if (j.contains("heads")) size = fmt::format("{} heads, {}", j.value("heads", 0), size);
   if (!j.value("valid", false))
     return zh ? fmt::format("参考内核 {}（{}）：输出不对，未计时。", kernel, size)
               : fmt::format("Reference kernel {} ({}): wrong output, not timed.", kernel, size);
@@ -153,16 +154,6 @@ std::string reference_line(const nlohmann::json& j, lang l) {
     against = fmt::format(fmt::runtime(zh ? "，是 eager cuBLAS 注意力的 {:.2f} 倍速度"
                                           : ", {:.2f}x the speed of eager cuBLAS attention"),
                           eager);
-  else if (j.contains("heads") && j.value("tflops", 0.0) > 0) {  // bf16 on tensor cores
-    against =
-        fmt::format(fmt::runtime(zh ? "，{:.0f} TFLOP/s（bf16）" : ", {:.0f} TFLOP/s in bf16"),
-                    j.value("tflops", 0.0));
-    if (const double eager = j.value("speedup_over_eager_bf16", 0.0); eager > 0)
-      against +=
-          fmt::format(fmt::runtime(zh ? "，是 eager cuBLAS bf16 注意力的 {:.2f} 倍速度"
-                                      : ", {:.2f}x the speed of eager cuBLAS bf16 attention"),
-                      eager);
-  }
   return zh ? fmt::format("课程的快速参考内核 {}（{}）：{:.3f} ms{}。", kernel, size, ms, against)
             : fmt::format("The course's fast reference {} ({}): {:.3f} ms{}.", kernel, size, ms,
                           against);

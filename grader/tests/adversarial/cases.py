@@ -87,6 +87,40 @@ def manifest_info(grader, root, lesson):
     return files, items, units
 
 
+def unit_scope(root, lesson):
+    """(exercise file -> the units grading it, item id -> its unit) of a lesson."""
+    with open(os.path.join(root, 'lessons', lesson, 'manifest.json'), encoding='utf-8') as f:
+        m = json.load(f)
+    file_of = {e['id']: e['file'] for e in m['exercises']}
+    units_of, unit_of = {}, {}
+    for u in m['units']:
+        for i in u['items']:
+            unit_of[i['id']] = u['id']
+            units_of.setdefault(file_of.get(i['exercise'], ''), set()).add(u['id'])
+    return units_of, unit_of
+
+
+def case_unit(case, scope):
+    """The one unit a case needs graded, or None for the whole lesson. An attack sits in
+    the files it writes; its verdict is read from the units its expectations name. When
+    those are all one unit, grading that unit alone (`--unit`) meets the same code in the
+    same sandbox and costs a sixth of a lesson; a case that names `--unit` itself, touches
+    several units or names none is graded whole."""
+    if '--unit' in case.get('grader_args', []):
+        return None
+    units_of, unit_of = scope
+    spec, e = case.get('submission', {}), case.get('expect', {})
+    touched = ({x['file'] for x in spec.get('edits', [])} | set(spec.get('append', {})) |
+               set(spec.get('files', {})) | set(spec.get('from_exercises', [])) |
+               {s.get('name', '').split('/')[0] for s in spec.get('special', [])})
+    units = set()
+    for f in touched:
+        units |= units_of.get(f, set())
+    units |= {unit_of.get(i, '?') for i in e.get('not_passed', []) + e.get('passed', []) if i != '*'}
+    units |= set(e.get('units_not_passed', [])) | set(e.get('max_score', {}))
+    return units.pop() if len(units) == 1 else None
+
+
 def build_submission(slot, folder, case, files, fill_in):
     """Lays out the case's submission in slot.sub (docs/attack.schema.json, `submission`);
     `fill_in` replaces the placeholders in a text taken from the case."""

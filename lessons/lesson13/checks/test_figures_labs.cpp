@@ -187,7 +187,7 @@ TEST_CASE("lab figures in the lesson 13 notes match their computation", "[figure
   const double fast_eager_d128[] = {ladder_ms(fast, "attention_eager", 4096, 128),
                                     ladder_ms(fast, "attention_eager", 16384, 128)};
   const double fast_lab_4k_d64 = ladder_ms(fast, "flash_attention_forward", 4096, 64);
-  // bf16 on tensor cores (fast/flash_attention_wmma.cu) and the eager bf16 attention, 16 heads,
+  // bf16 on tensor cores (lab 4's solution) and the eager bf16 attention, 16 heads,
   // n = 4096: docs/measurements/2026-12-06-lab3b-wmma/gpu_bench-h100.jsonl (the same H100 kind).
   const std::string bf16 = "docs/measurements/2026-12-06-lab3b-wmma/gpu_bench-h100.jsonl";
   const double wmma_ms[] = {ladder_ms(bf16, "flash_attention_wmma", 4096, 64),

@@ -27,6 +27,9 @@ struct launch_counters {
   // cuda_emu::reset(), in 4-byte words: summed over launches, the footprint of what
   // the kernels wrote, however often they re-wrote it. Needs settings().check_races.
   uint64_t global_written_bytes = 0;
+  // Warp-wide nvcuda::wmma::mma_sync calls (16 x 16 x 16: 8,192 FLOPs each), the work done
+  // on tensor cores. On an sm_90 GPU each is two HMMA.16816 instructions.
+  uint64_t wmma_mma_syncs = 0;
   // GPU-Puzzles style: the most any single thread did.
   uint64_t max_thread_global_reads = 0, max_thread_global_writes = 0;
   uint64_t max_thread_shared_reads = 0, max_thread_shared_writes = 0;
@@ -84,7 +87,8 @@ struct launch_counters {
           {&global_atomic_requests, o.global_atomic_requests},
           {&global_atomic_sectors, o.global_atomic_sectors},
           {&global_atomic_coalesced_sectors, o.global_atomic_coalesced_sectors},
-          {&global_written_bytes, o.global_written_bytes}})
+          {&global_written_bytes, o.global_written_bytes},
+          {&wmma_mma_syncs, o.wmma_mma_syncs}})
       *mine += theirs;
     for (auto [mine, theirs] : {std::pair{&max_thread_global_reads, o.max_thread_global_reads},
                                 {&max_thread_global_writes, o.max_thread_global_writes},

@@ -1,20 +1,25 @@
-// FlashAttention's forward pass in bf16 on tensor cores, through the portable WMMA API
-// (nvcuda::wmma, 16 x 16 x 16 fragments, float accumulators). A block of 4 warps owns
-// Br = 64 query rows of one head, a warp 16 of them; per key tile of Bc = 64 rows:
+// Lesson 13 lab 4: FlashAttention's forward pass in bf16 on tensor cores, through the
+// portable WMMA API (nvcuda::wmma: 16 x 16 x 16 fragments, float accumulators). Fill in
+// the BLANKs, then grade with: grader lesson13 --unit lab_tensor_cores
+//
+// A block of 4 warps owns Br = 64 query rows of one head, a warp 16 of them; per key tile
+// of Bc = 64 rows:
 //   1. K_j and V_j into shared memory (16-byte loads, rows padded by 8 elements);
 //   2. S = Q_w K_j^T on tensor cores: Q_w's d/16 fragments stay in registers all along,
-//      K_j is read as a column-major B (K_j^T), and S goes to the warp's shared scratch;
+//      K_j is read as a column-major B (that is K_j^T), and S goes to the warp's scratch;
 //   3. the online softmax in float, two lanes a row (32 scores each): m, l and the row's
 //      scale, and P rounded to bf16 in shared memory;
 //   4. O (d/16 accumulator fragments in registers) re-based by each row's scale, then
 //      O += P V_j on tensor cores.
 // Step 4 reads the accumulator's elements by row: which lane holds which element is the
 // GPU's sm_80+ layout (PTX's mma.m16n8k16), which CUDA calls unspecified for WMMA; the
-// course's probe checks it on a GPU and the emulator uses the same (docs/emulator.md).
+// course's probe checks it on a GPU and the emulator uses the same (notes §6.8).
+// API: lessons/lesson13/include/flash_attention_wmma.hpp.
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
 #include <mma.h>
 
+#include "course/blank.hpp"
 #include "flash_attention_wmma.hpp"
 
 namespace lesson13 {
@@ -27,9 +32,13 @@ constexpr int LDS = Bc + 4;        // the scores' rows, floats
 constexpr int LDP = Bc + PAD;      // P's rows, bf16
 constexpr float kLog2e = 1.4426950408889634f;
 
-// The accumulator row that lane `lane` holds in element i (cuda_emu/wmma.hpp's layout).
+// The row of the 16 x 16 accumulator tile that lane `lane` holds in its element x[i]
+// (i = 0..7; notes §6.8 draw the layout).
 __device__ __forceinline__ int acc_row(int lane, int i) {
+  // BEGIN SOLUTION
   return lane / 4 + 8 * (i / 2 % 2);
+  // PROMPT return BLANK(acc_row);
+  // END SOLUTION
 }
 
 // Shared memory: K_j and V_j (the Q tile first, before the loop), then per warp its scores
@@ -94,9 +103,16 @@ __global__ void __launch_bounds__(kThreads)
       wmma::fragment<wmma::accumulator, 16, 16, 16, float> s;
       wmma::fill_fragment(s, 0.0f);
       for (int f = 0; f < F; ++f) {
+        // K_j^T's 16 x 16 block (f, c): rows f * 16.. of K_j^T are columns of K_j.
         wmma::fragment<wmma::matrix_b, 16, 16, 16, __nv_bfloat16, wmma::col_major> kt;
+        // BEGIN SOLUTION
         wmma::load_matrix_sync(kt, K_s + c * 16 * LDK + f * 16, LDK);
+        // PROMPT wmma::load_matrix_sync(kt, BLANK(Kt_block), LDK);  // where that block starts in K_s
+        // END SOLUTION
+        // BEGIN SOLUTION
         wmma::mma_sync(s, q[f], kt, s);
+        // PROMPT BLANK_STMT(S_mma);  // s += Q_w's fragment f times that block
+        // END SOLUTION
       }
       wmma::store_matrix_sync(S_w + c * 16, s, LDS, wmma::mem_row_major);
     }
@@ -121,21 +137,35 @@ __global__ void __launch_bounds__(kThreads)
       P_w[row * LDP + half * 32 + c] = __float2bfloat16(p);
     }
     p_sum += __shfl_xor_sync(0xffffffffu, p_sum, 1);
+    // BEGIN SOLUTION
     l = l * scale + p_sum;
+    // PROMPT l = BLANK(l_new);
+    // END SOLUTION
     m = m_new;
     if (half == 0) scale_w[row] = scale;
     __syncwarp();
 
     // 4. O re-based row by row, then O += P V_j.
     for (int f = 0; f < F; ++f)
-      for (int i = 0; i < o[f].num_elements; ++i) o[f].x[i] *= scale_w[acc_row(lane, i)];
+      for (int i = 0; i < o[f].num_elements; ++i) {
+        // BEGIN SOLUTION
+        o[f].x[i] *= scale_w[acc_row(lane, i)];
+        // PROMPT o[f].x[i] = BLANK(O_rescale);  // scale_w[r]: row r's scale, this tile
+        // END SOLUTION
+      }
     for (int k = 0; k < Bc / 16; ++k) {
       wmma::fragment<wmma::matrix_a, 16, 16, 16, __nv_bfloat16, wmma::row_major> p;
       wmma::load_matrix_sync(p, P_w + k * 16, LDP);
       for (int f = 0; f < F; ++f) {
         wmma::fragment<wmma::matrix_b, 16, 16, 16, __nv_bfloat16, wmma::row_major> v;
+        // BEGIN SOLUTION
         wmma::load_matrix_sync(v, V_s + k * 16 * LDK + f * 16, LDK);
+        // PROMPT wmma::load_matrix_sync(v, BLANK(V_block), LDK);  // V_j's block (k, f)
+        // END SOLUTION
+        // BEGIN SOLUTION
         wmma::mma_sync(o[f], p, v, o[f]);
+        // PROMPT BLANK_STMT(PV_mma);  // O's fragment f += P's block k times that block
+        // END SOLUTION
       }
     }
     __syncthreads();  // the next tile overwrites K_s and V_s

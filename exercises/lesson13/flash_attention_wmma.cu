@@ -46,6 +46,19 @@ constexpr size_t shared_bytes() {
          kWarps * (16 * LDS * sizeof(float) + 16 * LDP * sizeof(__nv_bfloat16) + 32 * sizeof(float));
 }
 
+// Rows [first, first + Bc) of M (n x D) into M_s (rows of D + PAD), rows past n as zeros,
+// 8 elements (16 bytes) at a time by the block's threads together.
+template <int D>
+__device__ void stage(const __nv_bfloat16* M, __nv_bfloat16* M_s, int first, int n) {
+  for (int idx = threadIdx.x; idx < Bc * D / 8; idx += kThreads) {
+    const int r = idx / (D / 8), c = idx % (D / 8) * 8;
+    uint4 v = make_uint4(0, 0, 0, 0);
+    if (first + r < n)
+      v = *reinterpret_cast<const uint4*>(&M[static_cast<size_t>(first + r) * D + c]);
+    *reinterpret_cast<uint4*>(&M_s[r * (D + PAD) + c]) = v;
+  }
+}
+
 template <int D>
 __global__ void __launch_bounds__(kThreads)
     flash_wmma_kernel(const __nv_bfloat16* __restrict__ Q, const __nv_bfloat16* __restrict__ K,
@@ -67,19 +80,10 @@ __global__ void __launch_bounds__(kThreads)
   Q += head, K += head, V += head, O += head;
   const int r0 = blockIdx.x * Br;
 
-  // The rows [first, first + Bc) of M into M_s (rows past n as zeros), 8 elements at a time.
-  auto stage = [&](const __nv_bfloat16* M, __nv_bfloat16* M_s, int first) {
-    for (int idx = threadIdx.x; idx < Bc * D / 8; idx += kThreads) {
-      const int r = idx / (D / 8), c = idx % (D / 8) * 8;
-      uint4 v = make_uint4(0, 0, 0, 0);
-      if (first + r < n) v = *reinterpret_cast<const uint4*>(&M[static_cast<size_t>(first + r) * D + c]);
-      *reinterpret_cast<uint4*>(&M_s[r * LDK + c]) = v;
-    }
-  };
 
   // Q_w's fragments, through shared memory (a partial last tile reads zeros past n).
   wmma::fragment<wmma::matrix_a, 16, 16, 16, __nv_bfloat16, wmma::row_major> q[F];
-  stage(Q, K_s, r0);
+  stage<D>(Q, K_s, r0, n);
   __syncthreads();
   for (int f = 0; f < F; ++f) wmma::load_matrix_sync(q[f], K_s + warp * 16 * LDK + f * 16, LDK);
   __syncthreads();
@@ -91,8 +95,8 @@ __global__ void __launch_bounds__(kThreads)
   float m = -INFINITY, l = 0.0f;
 
   for (int j0 = 0; j0 < n; j0 += Bc) {
-    stage(K, K_s, j0);  // 1.
-    stage(V, V_s, j0);
+    stage<D>(K, K_s, j0, n);  // 1.
+    stage<D>(V, V_s, j0, n);
     __syncthreads();
 
     // 2. S = Q_w K_j^T, 16 keys at a time.

@@ -108,7 +108,7 @@ TEST_CASE("load_manifest reads the real lesson13 manifest", "[manifest]") {
   CHECK(m.title.en == "Lesson 13: GPU kernels and FlashAttention");
   CHECK(m.title.zh == "第 13 课：GPU 内核与 FlashAttention");
 
-  REQUIRE(m.exercises.size() == 7);
+  REQUIRE(m.exercises.size() == 8);
   CHECK(m.exercises[0].id == "online_softmax");
   CHECK(m.exercises[0].file == "online_softmax.cpp");
   CHECK(m.exercises[0].kind == "cpp");
@@ -117,19 +117,20 @@ TEST_CASE("load_manifest reads the real lesson13 manifest", "[manifest]") {
   CHECK(m.exercises[1].kind == "answers");
   CHECK(m.exercises[1].key == "answer_key.json");
   CHECK(fs::exists(c.solutions_dir("lesson13") / m.exercises[1].key));
-  for (size_t i = 2; i < 7; ++i) CHECK(m.exercises[i].kind == "cu");
+  for (size_t i = 2; i < 8; ++i) CHECK(m.exercises[i].kind == "cu");
   for (const auto& e : m.exercises) {
     CHECK(fs::exists(c.exercises_dir("lesson13") / e.file));
     CHECK(fs::exists(c.solutions_dir("lesson13") / e.file));
   }
 
   // The seed's exam, then one 10-point unit per CUDA lab, the warm-up first.
-  REQUIRE(m.units.size() == 6);
+  REQUIRE(m.units.size() == 7);
   CHECK(m.units[1].id == "lab_warmup");
   CHECK(m.units[2].id == "lab_coalescing");
   CHECK(m.units[3].id == "lab_tiling");
   CHECK(m.units[4].id == "lab_flash");
   CHECK(m.units[5].id == "lab_flash_fast");
+  CHECK(m.units[6].id == "lab_tensor_cores");
   for (const auto& lab : m.units) CHECK(lab.max_score == 10);
   const auto& u = m.units[0];
   CHECK(u.id == "exam");

@@ -1,4 +1,4 @@
-// dev sync, dev check and dev manifest (see dev.hpp).
+// dev check (see dev.hpp); dev sync and dev manifest are in dev_sync.cpp.
 #include "grader/commands/dev.hpp"
 
 #include <fmt/format.h>
@@ -32,14 +32,6 @@ std::string join(const std::set<std::string>& s) {
   std::string out;
   for (const auto& x : s) out += (out.empty() ? "" : ", ") + x;
   return out.empty() ? "none" : out;
-}
-
-// Line number of the first difference, for a drift message.
-int first_difference(const std::string& a, const std::string& b) {
-  const auto la = split_lines(a), lb = split_lines(b);
-  size_t i = 0;
-  while (i < la.size() && i < lb.size() && la[i] == lb[i]) ++i;
-  return static_cast<int>(i + 1);
 }
 
 std::set<std::string> not_passed(const unit_report& u) {
@@ -110,9 +102,8 @@ class check_context {
   check_context(const course& c, const manifest& m, unsigned seed) : c_(c), m_(m) {
     base_.seed = seed;
     base_.language = lang::en;
-    // Results are reused only from byte-identical test binaries run with this seed
-    // (grade() asks the cache for the request's seed); the solutions' grade runs
-    // everything afresh.
+    // Results are reused only from byte-identical test binaries run with this seed;
+    // the solutions' grade runs everything afresh.
   }
 
   const course& c() const { return c_; }
@@ -536,28 +527,6 @@ bool selected(const std::string& name, const std::vector<std::string>& only) {
 
 }  // namespace
 
-int dev_sync(const course& c, const manifest& m, bool check_only, std::ostream& out) {
-  int changed = 0;
-  for (const exercise& e : m.exercises) {
-    const fs::path solution = c.solutions_dir(m.lesson) / e.file;
-    const fs::path student = c.exercises_dir(m.lesson) / e.file;
-    const std::string want = make_student_file(read_text(solution), e.kind, display_path(solution));
-    const std::string have = fs::exists(student) ? read_text(student) : std::string();
-    if (want == have) continue;
-    ++changed;
-    if (check_only) {
-      fmt::print(
-          out, "{}: differs from what {} generates (first at line {}); run: grader dev sync {}\n",
-          display_path(student), display_path(solution), first_difference(want, have), m.lesson);
-    } else {
-      fs::create_directories(student.parent_path());
-      write_if_changed(student, want);
-      fmt::print(out, "wrote {}\n", display_path(student));
-    }
-  }
-  return changed;
-}
-
 dev_check_result dev_check(const course& c, const manifest& m, const dev_check_options& o,
                            std::ostream& out) {
   check_context cx(c, m, o.seed);
@@ -583,23 +552,16 @@ dev_check_result dev_check(const course& c, const manifest& m, const dev_check_o
       v = {false, std::string("could not run: ") + e.what()};
     }
     (v.ok ? result.passed : result.failed)++;
-    std::string why;
-    if (!v.ok)
-      for (std::string_view line : split_lines(v.why)) why += fmt::format("\n         {}", line);
-    const std::string line =
-        fmt::format("  {} {}  {}{}\n", v.ok ? "ok  " : "FAIL", ch.name, ch.description, why);
-    fmt::print(out, "{}", line);
-    if (!v.ok) failures += line;
+    std::string line = fmt::format("  {} {}  {}", v.ok ? "ok  " : "FAIL", ch.name, ch.description);
+    for (std::string_view l : split_lines(v.ok ? "" : v.why))
+      line += fmt::format("\n         {}", l);
+    fmt::print(out, "{}\n", line);
+    if (!v.ok) failures += line + "\n";
     out.flush();
   }
   if (!failures.empty()) fmt::print(out, "failed (seed {}):\n{}", o.seed, failures);
   fmt::print(out, "{} passed, {} failed\n", result.passed, result.failed);
   return result;
-}
-
-void dev_manifest_files(const manifest& m, bool all, std::ostream& out) {
-  for (const exercise& e : m.exercises)
-    if (all || e.is_code()) fmt::print(out, "{} {} {}\n", e.id, e.kind, e.file);
 }
 
 }  // namespace grader

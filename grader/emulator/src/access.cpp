@@ -155,8 +155,11 @@ void race_check(uintptr_t a, unsigned size, bool write, const void* pc, const th
         s.write_epoch == emu.epoch && s.writer != tid && !ordered(s.writer, s.write_warp_epoch, th);
     if (write) {
       if (written) note_race(s.write_pc, 1, pc, 1, bytes);
-      if (s.read_epoch == emu.epoch && (s.reader != tid || s.many_readers) &&
-          !(s.reader != tid && !s.many_readers && ordered(s.reader, s.read_warp_epoch, th)))
+      // Reads since the barrier conflict unless they all come from this warp and either a
+      // __syncwarp followed the latest of them or, in this phase, only this thread read.
+      if (s.read_epoch == emu.epoch &&
+          (s.many_warps || (s.reader - 1) / 32 != th->warp ||
+           (s.read_warp_epoch == wepoch && (s.many_in_phase || s.reader != tid))))
         note_race(s.read_pc, 0, pc, 1, bytes);
       s.writer = tid;
       s.write_epoch = emu.epoch;
@@ -165,14 +168,15 @@ void race_check(uintptr_t a, unsigned size, bool write, const void* pc, const th
     } else {
       if (written) note_race(s.write_pc, 1, pc, 0, bytes);
       if (s.read_epoch != emu.epoch) {
-        s.reader = tid;
         s.read_epoch = emu.epoch;
-        s.read_warp_epoch = wepoch;
-        s.read_pc = pc;
-        s.many_readers = false;
-      } else if (s.reader != tid) {
-        s.many_readers = true;
+        s.many_warps = s.many_in_phase = false;
+      } else {
+        s.many_warps |= (s.reader - 1) / 32 != th->warp;
+        s.many_in_phase = s.read_warp_epoch == wepoch && (s.many_in_phase || s.reader != tid);
       }
+      s.reader = tid;
+      s.read_warp_epoch = wepoch;
+      s.read_pc = pc;
     }
   }
 }

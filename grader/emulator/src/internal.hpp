@@ -98,7 +98,9 @@ struct shadow_word {  // racecheck state of two bytes of shared memory (half a w
   uint32_t writer, write_epoch, write_warp_epoch;
   uint32_t reader, read_epoch, read_warp_epoch;
   const void *write_pc, *read_pc;
-  bool many_readers;
+  // reader and read_warp_epoch: the latest read's thread and __syncwarp phase; many_warps:
+  // readers from more than one warp; many_in_phase: more than one reader in that phase.
+  bool many_warps, many_in_phase;
 };
 
 // config: the launch broke a resource limit once running (its static shared memory).

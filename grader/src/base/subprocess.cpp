@@ -261,19 +261,30 @@ bool watch_child(pid_t pid, pipe_reader& pipes, const run_options& options, cloc
   return exited;
 }
 
-// Kills what is left of the child's tree. Stopped at a limit, the tree is stopped first,
-// so no process is left to start another, and every descendant is killed, even those
-// in groups of their own; then the child's group, in either case. Returns the processes
-// killed at the limit, to wait for.
+// Kills what is left of the child's tree. Stopped at a limit, the whole tree is frozen
+// first: SIGSTOP to every descendant, pass after pass until a pass finds none it has not
+// stopped (a process stopped cannot start another; one started between two passes is the
+// child of one not yet stopped, so the next pass finds it). Then every descendant is
+// killed, even those in groups of their own; then the child's group, in either case.
+// Returns the processes killed at the limit, to wait for.
 std::vector<proc_entry> kill_tree(pid_t pid, bool at_limit) {
   std::vector<proc_entry> killed;
   if (at_limit) {
     kill(pid, SIGSTOP);
-    for (int pass = 0; pass < 2; ++pass)  // a second pass for what forked meanwhile
+    for (int pass = 0; pass < 1000; ++pass) {
+      bool found = false;
       for (const proc_entry& e : descendants(pid)) {
-        kill(e.pid, SIGKILL);
+        const bool known = std::any_of(killed.begin(), killed.end(), [&](const proc_entry& k) {
+          return k.pid == e.pid && k.start == e.start;
+        });
+        if (known) continue;
+        kill(e.pid, SIGSTOP);
         killed.push_back(e);
+        found = true;
       }
+      if (!found) break;
+    }
+    for (const proc_entry& e : killed) kill(e.pid, SIGKILL);
   }
   kill(-pid, SIGKILL);  // at a limit the child; otherwise leftovers in its group
   return killed;

@@ -553,8 +553,8 @@ dev_check_result dev_check(const course& c, const manifest& m, const dev_check_o
     }
     (v.ok ? result.passed : result.failed)++;
     std::string line = fmt::format("  {} {}  {}", v.ok ? "ok  " : "FAIL", ch.name, ch.description);
-    for (std::string_view l : split_lines(v.ok ? "" : v.why))
-      line += fmt::format("\n         {}", l);
+    if (!v.ok)  // split_lines gives views into v.why, which lives on
+      for (std::string_view l : split_lines(v.why)) line += fmt::format("\n         {}", l);
     fmt::print(out, "{}\n", line);
     if (!v.ok) failures += line + "\n";
     out.flush();

@@ -105,8 +105,9 @@ def case_unit(case, scope):
     the files it writes; its verdict is read from the units its expectations name. When
     those are all one unit, grading that unit alone (`--unit`) meets the same code in the
     same sandbox and costs a sixth of a lesson; a case that names `--unit` itself, touches
-    several units or names none is graded whole."""
-    if '--unit' in case.get('grader_args', []):
+    several units or names none is graded whole, and so is one that runs alone (the bombs
+    and daemons, whose process and memory checks were measured on whole-lesson grades)."""
+    if '--unit' in case.get('grader_args', []) or case.get('alone'):
         return None
     units_of, unit_of = scope
     spec, e = case.get('submission', {}), case.get('expect', {})

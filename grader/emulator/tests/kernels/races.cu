@@ -88,3 +88,19 @@ __global__ void adv_warp_reduce_syncthreads_kernel(const float* in, float* out) 
 void adv_warp_reduce_syncthreads(const float* in, float* out) {
   adv_warp_reduce_syncthreads_kernel<<<1, 32>>>(in, out);
 }
+
+// Every lane reads one shared word, then lane 0 rewrites it: ordered by a __syncwarp (mode
+// 1), a race without one (mode 0); with a second warp reading too (mode 2, 64 threads) the
+// writer's __syncwarp cannot order that warp's read, so it stays a race.
+__global__ void adv_warp_read_then_write_kernel(float* out, int mode) {
+  __shared__ float adv_word;
+  if (threadIdx.x == 0) adv_word = 1.0f;
+  __syncthreads();
+  const float v = adv_word;
+  if (mode != 0) __syncwarp();
+  if (threadIdx.x == 0) adv_word = 2.0f;
+  out[threadIdx.x] = v;
+}
+void adv_warp_read_then_write(float* out, int mode) {
+  adv_warp_read_then_write_kernel<<<1, mode == 2 ? 64 : 32>>>(out, mode);
+}

@@ -7,4 +7,5 @@ void adv_waw(float* out);                             // two threads write one w
 void adv_own_word(float* out);                        // write, then read back, own word
 void adv_broadcast_after_barrier(float* out);         // 256 readers of one word
 void adv_warp_reduce_syncwarp(const float* in, float* out);
+void adv_warp_read_then_write(float* out, int mode);
 void adv_warp_reduce_syncthreads(const float* in, float* out);

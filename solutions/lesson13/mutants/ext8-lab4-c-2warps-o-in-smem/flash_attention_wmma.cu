@@ -110,10 +110,9 @@ __global__ void __launch_bounds__(kThreadsPerBlock)
     l_row = l_row * rebase + tile_sum;
     m_row = m_new;
     for (int c = 0; c < D; ++c) o_w[lane * old + c] *= rebase;
-    // A block barrier, not just __syncwarp: the rows of o_w I re-based are next read and
-    // rewritten by other lanes (the accumulators' layout), and a word read by two lanes and
-    // then written in one barrier interval is a race to the emulator's checker.
-    __syncthreads();
+    // The rows of o_w I re-based are next read and rewritten by other lanes of this warp
+    // (the accumulators' layout): a __syncwarp orders that, o_w being the warp's own.
+    __syncwarp();
 
     // O_w += P V_j, block by block, through accumulators loaded from and stored to o_w.
     for (int rf = 0; rf < 2; ++rf)

@@ -105,9 +105,8 @@ __global__ void __launch_bounds__(kThreadsPerBlock)
     l_row = l_row * rebase + tile_sum;
     m_row = m_new;
     for (int c = 0; c < D; ++c) o_w[lane * old + c] *= rebase;
-    // A block barrier, not just __syncwarp: the rows of o_w I re-based are next read and
-    // rewritten by other lanes (the accumulators' layout), and a word read by two lanes and
-    // then written in one barrier interval is a race to the emulator's checker.
+    // The rows of o_w I re-based are next read and rewritten by other lanes (the
+    // accumulators' layout): a block barrier to be safe.
     __syncthreads();
 
     // O_w += P V_j, block by block, through accumulators loaded from and stored to o_w.

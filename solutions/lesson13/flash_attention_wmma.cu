@@ -4,16 +4,18 @@
 //
 // A block of 4 warps owns Br = 64 query rows of one head, a warp 16 of them; per key tile
 // of Bc = 64 rows:
-//   1. K_j and V_j into shared memory (16-byte loads, rows padded by 8 elements);
-//   2. S = Q_w K_j^T on tensor cores: Q_w's d/16 fragments stay in registers all along,
-//      K_j is read as a column-major B (that is K_j^T), and S goes to the warp's scratch;
-//   3. the online softmax in float, two lanes a row (32 scores each): m, l and the row's
-//      scale, and P rounded to bf16 in shared memory;
-//   4. O (d/16 accumulator fragments in registers) re-based by each row's scale, then
-//      O += P V_j on tensor cores.
-// Step 4 reads the accumulator's elements by row: which lane holds which element is the
-// GPU's sm_80+ layout (PTX's mma.m16n8k16), which CUDA calls unspecified for WMMA; the
-// course's probe checks it on a GPU and the emulator uses the same (notes §6.8).
+//   1. S = Q_w K_j^T on tensor cores, while V_j's loads are in flight: Q_w's d/16
+//      fragments stay in registers all along, K_j (in shared memory) is read as a
+//      column-major B, that is K_j^T;
+//   2. the online softmax on S's accumulators in registers: a lane holds 2 rows of the
+//      warp's 16 (notes §6.8), and the 4 lanes of a row meet through shuffles;
+//   3. P goes from S's accumulators into matrix_a fragments element by element (the two
+//      layouts are the same), O is re-based by each row's scale, V_j is stored to shared
+//      memory and K_{j+1}'s loads start;
+//   4. O += P V_j on tensor cores; K_{j+1} is stored to shared memory.
+// Only K_j and V_j pass through shared memory. Which lane holds which element of a
+// fragment is the GPU's sm_80+ layout (PTX's mma.m16n8k16), which CUDA calls unspecified
+// for WMMA; the course's probe checks it on a GPU and the emulator uses the same.
 // API: lessons/lesson13/include/flash_attention_wmma.hpp.
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
@@ -27,43 +29,54 @@ namespace {
 
 using namespace nvcuda;
 constexpr int Br = 64, Bc = 64, kWarps = Br / 16, kThreads = 32 * kWarps;
-constexpr int PAD = 8;             // bf16 elements added to each K, V, Q and P row (16 bytes)
-constexpr int LDS = Bc + 4;        // the scores' rows, floats
-constexpr int LDP = Bc + PAD;      // P's rows, bf16
+static_assert(Br == Bc, "the Q tile reuses the K tile's loader and space");
+constexpr int PAD = 8;  // bf16 elements added to each shared row (16 bytes: no bank conflicts)
 constexpr float kLog2e = 1.4426950408889634f;
 
-// The row of the 16 x 16 accumulator tile that lane `lane` holds in its element x[i]
-// (i = 0..7; notes §6.8 draw the layout).
+// Where element x[i] (i = 0..7) of lane `lane` sits in a 16 x 16 accumulator tile, and
+// in a matrix_a tile too (notes §6.8 draw the layout).
 __device__ __forceinline__ int acc_row(int lane, int i) {
   // BEGIN SOLUTION
   return lane / 4 + 8 * (i / 2 % 2);
   // PROMPT return BLANK(acc_row);
   // END SOLUTION
 }
+__device__ __forceinline__ int acc_col(int lane, int i) { return 2 * (lane % 4) + i % 2 + 8 * (i / 4); }
 
-// Shared memory: K_j and V_j (the Q tile first, before the loop), then per warp its scores
-// S (16 x LDS floats), its P (16 x LDP bf16) and its rows' scale and l (16 floats each).
+// A Bc x D tile of K or V in flight: each thread's 16-byte pieces, loaded from global
+// memory into registers by fetch (rows past n as zeros) and stored to shared memory (rows
+// of D + PAD) by put, so that the loads overlap the tensor-core work between the two.
+template <int D>
+struct tile_regs {
+  static constexpr int N = Bc * D / 8 / kThreads;
+  uint4 piece[N];
+  __device__ void fetch(const __nv_bfloat16* M, int first, int n) {
+#pragma unroll
+    for (int t = 0; t < N; ++t) {
+      const int idx = threadIdx.x + t * kThreads, r = idx / (D / 8), c = idx % (D / 8) * 8;
+      piece[t] = first + r < n
+                     ? *reinterpret_cast<const uint4*>(&M[static_cast<size_t>(first + r) * D + c])
+                     : make_uint4(0, 0, 0, 0);
+    }
+  }
+  __device__ void put(__nv_bfloat16* M_s) const {
+#pragma unroll
+    for (int t = 0; t < N; ++t) {
+      const int idx = threadIdx.x + t * kThreads, r = idx / (D / 8), c = idx % (D / 8) * 8;
+      *reinterpret_cast<uint4*>(&M_s[r * (D + PAD) + c]) = piece[t];
+    }
+  }
+};
+
+// Shared memory: K_j, then V_j (the Q tile and the output tile pass through K_j's space).
 template <int D>
 constexpr size_t shared_bytes() {
-  return 2 * Bc * (D + PAD) * sizeof(__nv_bfloat16) +
-         kWarps * (16 * LDS * sizeof(float) + 16 * LDP * sizeof(__nv_bfloat16) + 32 * sizeof(float));
+  return 2 * Bc * (D + PAD) * sizeof(__nv_bfloat16);
 }
 
-// Rows [first, first + Bc) of M (n x D) into M_s (rows of D + PAD), rows past n as zeros,
-// 8 elements (16 bytes) at a time by the block's threads together.
+// d = 64 keeps fewer registers, so 3 blocks fit on an SM; d = 128 needs all of them.
 template <int D>
-__device__ void stage(const __nv_bfloat16* M, __nv_bfloat16* M_s, int first, int n) {
-  for (int idx = threadIdx.x; idx < Bc * D / 8; idx += kThreads) {
-    const int r = idx / (D / 8), c = idx % (D / 8) * 8;
-    uint4 v = make_uint4(0, 0, 0, 0);
-    if (first + r < n)
-      v = *reinterpret_cast<const uint4*>(&M[static_cast<size_t>(first + r) * D + c]);
-    *reinterpret_cast<uint4*>(&M_s[r * (D + PAD) + c]) = v;
-  }
-}
-
-template <int D>
-__global__ void __launch_bounds__(kThreads)
+__global__ void __launch_bounds__(kThreads, D == 64 ? 3 : 1)
     flash_wmma_kernel(const __nv_bfloat16* __restrict__ Q, const __nv_bfloat16* __restrict__ K,
                       const __nv_bfloat16* __restrict__ V, __nv_bfloat16* __restrict__ O, int n) {
   constexpr int LDK = D + PAD, F = D / 16;  // F: fragments across d
@@ -71,42 +84,42 @@ __global__ void __launch_bounds__(kThreads)
   __nv_bfloat16* K_s = reinterpret_cast<__nv_bfloat16*>(smem);
   __nv_bfloat16* V_s = K_s + Bc * LDK;
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-  // Past K_j and V_j: every warp's S, then every warp's P, then every warp's scale and l.
-  unsigned char* scratch = reinterpret_cast<unsigned char*>(V_s + Bc * LDK);
-  float* S_w = reinterpret_cast<float*>(scratch) + warp * 16 * LDS;
-  scratch += kWarps * 16 * LDS * sizeof(float);
-  __nv_bfloat16* P_w = reinterpret_cast<__nv_bfloat16*>(scratch) + warp * 16 * LDP;
-  scratch += kWarps * 16 * LDP * sizeof(__nv_bfloat16);
-  float* stats = reinterpret_cast<float*>(scratch);
-  float* scale_w = stats + warp * 32;  // 16 rows' scale, then their l
   const size_t head = static_cast<size_t>(blockIdx.y) * n * D;
   Q += head, K += head, V += head, O += head;
   const int r0 = blockIdx.x * Br;
 
-
-  // Q_w's fragments, through shared memory (a partial last tile reads zeros past n).
+  // Q_w's fragments through shared memory (a partial last tile reads zeros past n), then
+  // K_0 in its place.
   wmma::fragment<wmma::matrix_a, 16, 16, 16, __nv_bfloat16, wmma::row_major> q[F];
-  stage<D>(Q, K_s, r0, n);
+  {
+    tile_regs<D> q_tile;
+    q_tile.fetch(Q, r0, n);
+    q_tile.put(K_s);
+  }
   __syncthreads();
   for (int f = 0; f < F; ++f) wmma::load_matrix_sync(q[f], K_s + warp * 16 * LDK + f * 16, LDK);
+  __syncthreads();
+  {
+    tile_regs<D> k_tile;
+    k_tile.fetch(K, 0, n);
+    k_tile.put(K_s);
+  }
   __syncthreads();
 
   wmma::fragment<wmma::accumulator, 16, 16, 16, float> o[F];
   for (int f = 0; f < F; ++f) wmma::fill_fragment(o[f], 0.0f);
-  // Lane pair (2r, 2r + 1) keeps row r's running max and sum, in base 2.
-  const int row = lane / 2, half = lane % 2;
-  float m = -INFINITY, l = 0.0f;
+  // This lane's two rows (h = 0: acc_row 0..7, h = 1: 8..15): running max and sum, base 2.
+  float m[2] = {-INFINITY, -INFINITY}, l[2] = {0.0f, 0.0f};
 
   for (int j0 = 0; j0 < n; j0 += Bc) {
-    stage<D>(K, K_s, j0, n);  // 1.
-    stage<D>(V, V_s, j0, n);
-    __syncthreads();
+    tile_regs<D> v_tile;
+    v_tile.fetch(V, j0, n);
 
-    // 2. S = Q_w K_j^T, 16 keys at a time.
-    for (int c = 0; c < Bc / 16; ++c) {
-      wmma::fragment<wmma::accumulator, 16, 16, 16, float> s;
-      wmma::fill_fragment(s, 0.0f);
-      for (int f = 0; f < F; ++f) {
+    // 1. S = Q_w K_j^T: s[c] holds keys j0 + 16 c ..; d/16 products each.
+    wmma::fragment<wmma::accumulator, 16, 16, 16, float> s[Bc / 16];
+    for (int c = 0; c < Bc / 16; ++c) wmma::fill_fragment(s[c], 0.0f);
+    for (int f = 0; f < F; ++f)
+      for (int c = 0; c < Bc / 16; ++c) {
         // K_j^T's 16 x 16 block (f, c): rows f * 16.. of K_j^T are columns of K_j.
         wmma::fragment<wmma::matrix_b, 16, 16, 16, __nv_bfloat16, wmma::col_major> kt;
         // BEGIN SOLUTION
@@ -114,52 +127,64 @@ __global__ void __launch_bounds__(kThreads)
         // PROMPT wmma::load_matrix_sync(kt, BLANK(Kt_block), LDK);  // where that block starts in K_s
         // END SOLUTION
         // BEGIN SOLUTION
-        wmma::mma_sync(s, q[f], kt, s);
-        // PROMPT BLANK_STMT(S_mma);  // s += Q_w's fragment f times that block
+        wmma::mma_sync(s[c], q[f], kt, s[c]);
+        // PROMPT BLANK_STMT(S_mma);  // s[c] += Q_w's fragment f times that block
         // END SOLUTION
       }
-      wmma::store_matrix_sync(S_w + c * 16, s, LDS, wmma::mem_row_major);
-    }
-    __syncwarp();
 
-    // 3. The online softmax: this lane's 32 scores of its row.
-    const int valid = min(Bc, n - j0);
-    float sc[32];
-    float mx = -INFINITY;
-    for (int c = 0; c < 32; ++c) {
-      const int key = half * 32 + c;
-      sc[c] = key < valid ? S_w[row * LDS + key] * kLog2e : -INFINITY;
-      mx = fmaxf(mx, sc[c]);
+    // 2. The online softmax in registers: each row's max over its 4 lanes, keys past n out.
+    float mx[2] = {-INFINITY, -INFINITY};
+    for (int c = 0; c < Bc / 16; ++c)
+      for (int i = 0; i < 8; ++i) {
+        const int h = acc_row(lane, i) / 8;
+        const float x = j0 + c * 16 + acc_col(lane, i) < n ? s[c].x[i] * kLog2e : -INFINITY;
+        s[c].x[i] = x;
+        mx[h] = fmaxf(mx[h], x);
+      }
+    float scale[2], p_sum[2] = {0.0f, 0.0f};
+    for (int h = 0; h < 2; ++h) {
+      mx[h] = fmaxf(mx[h], __shfl_xor_sync(0xffffffffu, mx[h], 1));
+      mx[h] = fmaxf(mx[h], __shfl_xor_sync(0xffffffffu, mx[h], 2));
+      const float m_new = fmaxf(m[h], mx[h]);
+      scale[h] = exp2f(m[h] - m_new);
+      m[h] = m_new;
     }
-    mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));
-    const float m_new = fmaxf(m, mx);
-    const float scale = exp2f(m - m_new);
-    float p_sum = 0.0f;
-    for (int c = 0; c < 32; ++c) {
-      const float p = exp2f(sc[c] - m_new);
-      p_sum += p;
-      P_w[row * LDP + half * 32 + c] = __float2bfloat16(p);
-    }
-    p_sum += __shfl_xor_sync(0xffffffffu, p_sum, 1);
-    // BEGIN SOLUTION
-    l = l * scale + p_sum;
-    // PROMPT l = BLANK(l_new);
-    // END SOLUTION
-    m = m_new;
-    if (half == 0) scale_w[row] = scale;
-    __syncwarp();
-
-    // 4. O re-based row by row, then O += P V_j.
-    for (int f = 0; f < F; ++f)
-      for (int i = 0; i < o[f].num_elements; ++i) {
+    // 3. P straight into matrix_a fragments: element i of a matrix_a tile sits where
+    // element i of an accumulator tile does.
+    wmma::fragment<wmma::matrix_a, 16, 16, 16, __nv_bfloat16, wmma::row_major> p[Bc / 16];
+    for (int c = 0; c < Bc / 16; ++c)
+      for (int i = 0; i < 8; ++i) {
+        const int h = acc_row(lane, i) / 8;
         // BEGIN SOLUTION
-        o[f].x[i] *= scale_w[acc_row(lane, i)];
-        // PROMPT o[f].x[i] = BLANK(O_rescale);  // scale_w[r]: row r's scale, this tile
+        const float e = exp2f(s[c].x[i] - m[h]);
+        // PROMPT const float e = BLANK(p);  // this score's p, against its row's new max
+        // END SOLUTION
+        p_sum[h] += e;
+        p[c].x[i] = __float2bfloat16(e);
+      }
+    for (int h = 0; h < 2; ++h) {
+      p_sum[h] += __shfl_xor_sync(0xffffffffu, p_sum[h], 1);
+      p_sum[h] += __shfl_xor_sync(0xffffffffu, p_sum[h], 2);
+      // BEGIN SOLUTION
+      l[h] = l[h] * scale[h] + p_sum[h];
+      // PROMPT l[h] = BLANK(l_new);
+      // END SOLUTION
+    }
+    for (int f = 0; f < F; ++f)
+      for (int i = 0; i < 8; ++i) {
+        // BEGIN SOLUTION
+        o[f].x[i] = o[f].x[i] * scale[acc_row(lane, i) / 8];
+        // PROMPT o[f].x[i] = BLANK(O_rescale);  // scale[h]: the scale of this lane's row h
         // END SOLUTION
       }
-    for (int k = 0; k < Bc / 16; ++k) {
-      wmma::fragment<wmma::matrix_a, 16, 16, 16, __nv_bfloat16, wmma::row_major> p;
-      wmma::load_matrix_sync(p, P_w + k * 16, LDP);
+    v_tile.put(V_s);
+    __syncthreads();  // V_j is in place, and every warp is done with K_j
+    const bool more = j0 + Bc < n;
+    tile_regs<D> k_tile;
+    if (more) k_tile.fetch(K, j0 + Bc, n);
+
+    // 4. O += P V_j, 16 keys at a time.
+    for (int k = 0; k < Bc / 16; ++k)
       for (int f = 0; f < F; ++f) {
         wmma::fragment<wmma::matrix_b, 16, 16, 16, __nv_bfloat16, wmma::row_major> v;
         // BEGIN SOLUTION
@@ -167,27 +192,27 @@ __global__ void __launch_bounds__(kThreads)
         // PROMPT wmma::load_matrix_sync(v, BLANK(V_block), LDK);  // V_j's block (k, f)
         // END SOLUTION
         // BEGIN SOLUTION
-        wmma::mma_sync(o[f], p, v, o[f]);
+        wmma::mma_sync(o[f], p[k], v, o[f]);
         // PROMPT BLANK_STMT(PV_mma);  // O's fragment f += P's block k times that block
         // END SOLUTION
       }
-    }
-    __syncthreads();  // the next tile overwrites K_s and V_s
+    if (more) k_tile.put(K_s);
+    __syncthreads();  // K_{j+1} is in place, and every warp is done with V_j
   }
 
-  // Normalise once (each row's l, shared through the warp's scratch), then O in bf16
-  // through the scores' scratch, 16 columns at a time.
-  if (half == 0) scale_w[16 + row] = l;
+  // Normalise once, then O in bf16 through the warp's 16 rows of K_s (free now), out in
+  // 16-byte rows.
+  __nv_bfloat16* O_s = K_s + warp * 16 * LDK;
+  for (int f = 0; f < F; ++f)
+    for (int i = 0; i < 8; ++i)
+      O_s[acc_row(lane, i) * LDK + f * 16 + acc_col(lane, i)] =
+          __float2bfloat16(o[f].x[i] / l[acc_row(lane, i) / 8]);
   __syncwarp();
-  for (int f = 0; f < F; ++f) {
-    for (int i = 0; i < o[f].num_elements; ++i) o[f].x[i] /= scale_w[16 + acc_row(lane, i)];
-    wmma::store_matrix_sync(S_w, o[f], LDS, wmma::mem_row_major);
-    __syncwarp();
-    for (int e = lane; e < 16 * 16; e += 32) {
-      const int r = r0 + warp * 16 + e / 16;
-      if (r < n) O[static_cast<size_t>(r) * D + f * 16 + e % 16] = __float2bfloat16(S_w[(e / 16) * LDS + e % 16]);
-    }
-    __syncwarp();
+  for (int idx = lane; idx < 16 * D / 8; idx += 32) {
+    const int r = idx / (D / 8), c = idx % (D / 8) * 8;
+    if (r0 + warp * 16 + r < n)
+      *reinterpret_cast<uint4*>(&O[static_cast<size_t>(r0 + warp * 16 + r) * D + c]) =
+          *reinterpret_cast<const uint4*>(&O_s[r * LDK + c]);
   }
 }
 

@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -78,6 +79,25 @@ inline double ladder_ms(const std::string& path, const std::string& kernel, int 
         j.contains("ms") && j["ms"].is_number())
       return j["ms"].get<double>();
   std::cerr << path << " has no time for " << kernel << " n=" << n << " d=" << d << "\n";
+  return std::nan("");
+}
+
+// The milliseconds of `name` at heads x n x d in the text wmma_steps prints (lines
+// "  NAME heads H n N d D: MS ms ..."); NaN when the line is missing.
+inline double steps_ms(const std::string& path, const std::string& name, int heads, int n, int d) {
+  std::ifstream in(std::filesystem::path(LESSON_DIR) / ".." / ".." / path);
+  for (std::string line; std::getline(in, line);) {
+    std::istringstream words(line);
+    std::string got, w_heads, w_n, w_d;
+    int h = 0, nn = 0, dd = 0;
+    double ms = 0;
+    char colon = 0;
+    if (words >> got >> w_heads >> h >> w_n >> nn >> w_d >> dd >> colon >> ms && got == name &&
+        w_heads == "heads" && h == heads && nn == n && dd == d && colon == ':')
+      return ms;
+  }
+  std::cerr << path << " has no time for " << name << " heads=" << heads << " n=" << n << " d=" << d
+            << "\n";
   return std::nan("");
 }
 

@@ -188,8 +188,13 @@ TEST_CASE("lab figures in the lesson 13 notes match their computation", "[figure
                                     ladder_ms(fast, "attention_eager", 16384, 128)};
   const double fast_lab_4k_d64 = ladder_ms(fast, "flash_attention_forward", 4096, 64);
   // bf16 on tensor cores (lab 4's solution) and the eager bf16 attention, 16 heads,
-  // n = 4096: docs/measurements/2026-12-06-lab3b-wmma/gpu_bench-h100.jsonl (the same H100 kind).
-  const std::string bf16 = "docs/measurements/2026-12-06-lab3b-wmma/gpu_bench-h100.jsonl";
+  // n = 4096: `grader lesson13 --answers --gpu`'s timings on an H100 (gpu_answers-h100.json
+  // beside it), and lab 4's steps timed by bench/wmma_steps on the same machine.
+  const std::string bf16 = "docs/measurements/2026-12-06-lab4-registers/gpu_bench-h100.jsonl";
+  const std::string steps = "docs/measurements/2026-12-06-lab4-registers/wmma_steps-h100.txt";
+  auto step_ms = [&](const char* name, int dd) {
+    return lesson13_figures::steps_ms(steps, name, 16, 4096, dd);
+  };
   const double wmma_ms[] = {ladder_ms(bf16, "flash_attention_wmma", 4096, 64),
                             ladder_ms(bf16, "flash_attention_wmma", 4096, 128)};
   const double eager_bf16_ms[] = {ladder_ms(bf16, "attention_eager_bf16", 4096, 64),
@@ -428,6 +433,18 @@ TEST_CASE("lab figures in the lesson 13 notes match their computation", "[figure
       {"labs.eager_bf16_tflops_d128", rounded(bf16_tflops(eager_bf16_ms[1], 128), 0)},
       {"labs.wmma_x_eager_d64", rounded(eager_bf16_ms[0] / wmma_ms[0], 2)},
       {"labs.wmma_x_eager_d128", rounded(eager_bf16_ms[1] / wmma_ms[1], 2)},
+      {"labs.wmma_step0_tflops_d128", rounded(bf16_tflops(step_ms("step0-scratch", 128), 128), 0)},
+      {"labs.wmma_step1_tflops_d128",
+       rounded(bf16_tflops(step_ms("step1-registers", 128), 128), 0)},
+      {"labs.wmma_step2_tflops_d128", rounded(bf16_tflops(step_ms("step2-solution", 128), 128), 0)},
+      {"labs.wmma_step1_x_d128",
+       rounded(step_ms("step0-scratch", 128) / step_ms("step1-registers", 128), 2)},
+      {"labs.wmma_step2_x_d128",
+       rounded(step_ms("step1-registers", 128) / step_ms("step2-solution", 128), 2)},
+      {"labs.wmma_manual_tflops_d128",
+       rounded(bf16_tflops(step_ms("tried-manual-kv", 128), 128), 0)},
+      {"labs.wmma_mtiles_tflops_d64",
+       rounded(bf16_tflops(step_ms("tried-mtiles-bc64", 64), 64), 0)},
   };
 
   // The models agree with the emulator's own counts: the coarsened kernel's store conflicts

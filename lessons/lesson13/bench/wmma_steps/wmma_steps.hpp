@@ -1,0 +1,34 @@
+// Lab 4's kernel step by step, and what was tried beside it (wmma_steps.cu times them all).
+// Each has lab 4's interface (lessons/lesson13/include/flash_attention_wmma.hpp): bf16 Q,
+// K, V, O of heads x n x d, d = 64 or 128, O = softmax(Q K^T) V per head.
+#pragma once
+
+#include <cuda_bf16.h>
+
+namespace wmma_steps {
+
+using forward_fn = bool (*)(const __nv_bfloat16* Q, const __nv_bfloat16* K, const __nv_bfloat16* V,
+                            __nv_bfloat16* O, int heads, int n, int d);
+
+// Step 0: S and P through shared memory, copies before work (step0_scratch.cu).
+bool wmma_step0_scratch(const __nv_bfloat16* Q, const __nv_bfloat16* K, const __nv_bfloat16* V,
+                        __nv_bfloat16* O, int heads, int n, int d);
+// Step 1: S and P in registers, copies still before work (step1_registers.cu).
+bool wmma_step1_registers(const __nv_bfloat16* Q, const __nv_bfloat16* K, const __nv_bfloat16* V,
+                          __nv_bfloat16* O, int heads, int n, int d);
+// Step 2 is the lab's solution (solutions/lesson13/flash_attention_wmma.cu): step 1 with
+// K_j's and V_j's loads in flight during the tensor-core work.
+
+// Tried on top of step 2 (tried_variants.cu): 32 query rows a warp (two m-tiles, each
+// K/V fragment used twice), with key tiles of 64 or 32; fragments of K (and V) filled
+// by hand with shared loads instead of load_matrix_sync.
+bool wmma_tried_mtiles_bc64(const __nv_bfloat16* Q, const __nv_bfloat16* K, const __nv_bfloat16* V,
+                            __nv_bfloat16* O, int heads, int n, int d);
+bool wmma_tried_mtiles_bc32(const __nv_bfloat16* Q, const __nv_bfloat16* K, const __nv_bfloat16* V,
+                            __nv_bfloat16* O, int heads, int n, int d);
+bool wmma_tried_manual_k(const __nv_bfloat16* Q, const __nv_bfloat16* K, const __nv_bfloat16* V,
+                         __nv_bfloat16* O, int heads, int n, int d);
+bool wmma_tried_manual_kv(const __nv_bfloat16* Q, const __nv_bfloat16* K, const __nv_bfloat16* V,
+                          __nv_bfloat16* O, int heads, int n, int d);
+
+}  // namespace wmma_steps

@@ -7,6 +7,7 @@
 
 #include <sstream>
 
+#include "course/protocol.hpp"
 #include "grader/pipeline/gpu.hpp"
 #include "grader/pipeline/reporter.hpp"
 
@@ -223,6 +224,24 @@ TEST_CASE("score_gpu: a sanitizer that cannot finish keeps the pass and says so"
   CHECK(check_of(g, "tiling.correct").status == "pass");
   CHECK(check_of(g, "tiling.correct").feedback.find("racecheck could not finish") !=
         std::string::npos);
+}
+
+TEST_CASE("score_gpu: a test process that could not use the GPU is no verdict", "[gpu-stage]") {
+  // device_buffer's first cudaMalloc found no usable GPU (course/device_buffer.hpp): the
+  // test fails with that message, and the check is not judged, whatever the emulator said.
+  grader::gpu_runs runs = lab_runs();
+  const std::string why = std::string(course::protocol::gpu_unavailable_prefix) +
+                          "cudaErrorNoDevice: no CUDA-capable device is detected";
+  runs.runs[2].records = {
+      {"large C", {}, false, {{"t.cpp", 3, "exception", "", "", why, {}}}, "", {}}};
+  const grader::gpu_section g = grader::score_gpu(runs, emulated(), lang::en);
+  CHECK(check_of(g, "tiling.large").status == "error");
+  CHECK(check_of(g, "tiling.large").feedback == "not judged on the GPU: " + why);
+  // Only racecheck's fail of tiling.correct is left to disagree.
+  CHECK(g.disagreements == std::vector<std::string>{"tiling.correct: emulator pass, GPU fail"});
+  // A kernel's own fault is still the test's verdict.
+  runs.runs[2].records[0].failures[0].message = "cudaErrorIllegalAddress: an illegal memory access";
+  CHECK(check_of(grader::score_gpu(runs, emulated(), lang::en), "tiling.large").status == "fail");
 }
 
 TEST_CASE("score_gpu: what could not run is a message, never a check", "[gpu-stage]") {

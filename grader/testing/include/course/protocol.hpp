@@ -103,6 +103,15 @@ inline bool is_compute_failure(std::string_view message) {
   return message.substr(0, compute_failure_prefix.size()) == compute_failure_prefix;
 }
 
+// A GPU test whose process could not use the GPU at all (no device, no driver, the device
+// busy or forbidden: device_buffer's first cudaMalloc says which) fails with a message that
+// starts so; the grader reports the item as not judged on the GPU, never as a GPU verdict
+// against the emulator's.
+inline constexpr std::string_view gpu_unavailable_prefix = "the GPU could not be used: ";
+inline bool is_gpu_unavailable(std::string_view message) {
+  return message.substr(0, gpu_unavailable_prefix.size()) == gpu_unavailable_prefix;
+}
+
 inline bool is_seed_line(std::string_view line) {
   return line.substr(0, seed_line_prefix.size()) == seed_line_prefix;
 }

@@ -189,7 +189,7 @@ TEST_CASE("lab figures in the lesson 13 notes match their computation", "[figure
   const double fast_lab_4k_d64 = ladder_ms(fast, "flash_attention_forward", 4096, 64);
   // bf16 on tensor cores (lab 4's solution) and the eager bf16 attention, 16 heads,
   // n = 4096: `grader lesson13 --answers --gpu`'s timings on an H100 (gpu_answers-h100.json
-  // beside it), and lab 4's steps timed by bench/wmma_steps on the same machine.
+  // beside it), and lab 4's steps timed by solutions/lesson13/bench/wmma_steps on the same machine.
   const std::string bf16 = "docs/measurements/2026-12-06-lab4-registers/gpu_bench-h100.jsonl";
   const std::string steps = "docs/measurements/2026-12-06-lab4-registers/wmma_steps-h100.txt";
   auto step_ms = [&](const char* name, int dd) {

@@ -5,7 +5,7 @@
 // of each head) against a double-precision attention of the same bf16 inputs, then is
 // timed (median of 20 after 3 warm-ups) at 16 heads x 4096 and 4 heads x 16384, d = 64
 // and 128; TFLOP/s count 4 n^2 d a head. Build and run on a GPU machine:
-//   lessons/lesson13/bench/wmma_steps/wmma_steps.sh
+//   solutions/lesson13/bench/wmma_steps/wmma_steps.sh
 //   /tmp/wmma_steps NAME D     one variant at 16 heads x 4096 (for Nsight Compute)
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>

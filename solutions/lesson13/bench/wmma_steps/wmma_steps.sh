@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds lessons/lesson13/bench/wmma_steps/ with nvcc (sm_90) into /tmp/wmma_steps, prints
+# Builds solutions/lesson13/bench/wmma_steps/ with nvcc (sm_90) into /tmp/wmma_steps, prints
 # each kernel's registers and spills, and runs it: correctness, then timings (wmma_steps.cu).
 set -euo pipefail
 cd "$(dirname "$0")"

@@ -135,6 +135,11 @@ double time_ms(fwd_t fn, int heads, int n, int d) {
 
 int main(int argc, char** argv) {
   using namespace wmma_steps;
+  int devices = 0;
+  if (const cudaError_t e = cudaGetDeviceCount(&devices); e != cudaSuccess || devices == 0) {
+    std::printf("wmma_steps: no GPU to run on (%s)\n", cudaGetErrorString(e));
+    return 2;
+  }
   const variant vs[] = {{"step0-scratch", wmma_step0_scratch},
                         {"step1-registers", wmma_step1_registers},
                         {"step2-solution", lesson13::flash_attention_wmma_forward},

@@ -38,19 +38,13 @@ gpu_check gpu_check_of(const std::string& item, const tag_run& run, lang l) {
                      p.processes_exceeded || p.spawn_failed;
   const auto failed = std::find_if(run.records.begin(), run.records.end(),
                                    [](const auto& r) { return !r.passed && !r.failures.empty(); });
-  const auto unusable = std::find_if(run.records.begin(), run.records.end(), [](const auto& r) {
-    return std::any_of(r.failures.begin(), r.failures.end(), [](const test_failure& f) {
-      return protocol::is_gpu_unavailable(f.message);
-    });
-  });
-  if (unusable != run.records.end()) {
-    // The test process could not use the GPU at all: no verdict, and no disagreement.
-    for (const test_failure& f : unusable->failures)
-      if (protocol::is_gpu_unavailable(f.message)) {
-        check.status = "error";
-        check.feedback = trf(l, "GPU 上没能判定：{}", "not judged on the GPU: {}", f.message);
-        break;
-      }
+  const test_failure* unusable = nullptr;  // the process could not use the GPU at all
+  for (const auto& r : run.records)
+    for (const test_failure& f : r.failures)
+      if (!unusable && protocol::is_gpu_unavailable(f.message)) unusable = &f;
+  if (unusable) {  // no verdict, and so no disagreement
+    check.status = "error";
+    check.feedback = trf(l, "GPU 上没能判定：{}", "not judged on the GPU: {}", unusable->message);
   } else if (failed != run.records.end()) {  // a test's own verdict, whatever stopped it later
     const test_failure& f = failed->failures.front();
     check.status = "fail";

@@ -8,6 +8,9 @@
 // (grader/base/sandbox.hpp); by hand:
 //   grader-confine --ro /usr --ro /lib --tmp DIR --nproc 64 -- /bin/sh -c 'id'
 //   grader-confine --probe      prints what this machine allows, exit 1 if too little
+//   grader-confine --guard -- bwrap ...   confines nothing: only the supervisor's part, in
+//                               front of bubblewrap (whose --die-with-parent lets the
+//                               sandbox's init outlive a killed bwrap now and then)
 #include <fcntl.h>
 #include <grp.h>
 #include <linux/capability.h>
@@ -53,7 +56,7 @@ struct options {
   std::string tmp, cwd;
   rlim_t processes = 256, file_bytes = 64ull << 20, open_files = 256, address_space = 0,
          cpu_seconds = 0;
-  bool probe = false, keep_uid = false;
+  bool probe = false, keep_uid = false, guard = false;
   char** program = nullptr;
 };
 
@@ -278,6 +281,16 @@ void on_stop_request(int) {
   if (program_pid > 0) kill(program_pid, SIGKILL);
 }
 
+// The stop requests are held from before the fork until their handler knows the program
+// (one that came between would kill us alone); the child lets them through again.
+constexpr int kStopSignals[] = {SIGTERM, SIGINT, SIGHUP};
+void hold_stop_requests(bool hold) {
+  sigset_t set;
+  sigemptyset(&set);
+  for (const int sig : kStopSignals) sigaddset(&set, sig);
+  sigprocmask(hold ? SIG_BLOCK : SIG_UNBLOCK, &set, nullptr);
+}
+
 // Our children: the program, and (we are a subreaper) whatever it left behind.
 std::vector<pid_t> children() {
   std::vector<pid_t> out;
@@ -313,8 +326,8 @@ options parse(int argc, char** argv) {
       o.program = argv + i + 1;
       break;
     }
-    if (a == "--probe" || a == "--keep-uid") {
-      (a == "--probe" ? o.probe : o.keep_uid) = true;
+    if (a == "--probe" || a == "--keep-uid" || a == "--guard") {
+      (a == "--probe" ? o.probe : a == "--guard" ? o.guard : o.keep_uid) = true;
       continue;
     }
     if (i + 1 >= argc) die("missing value for " + a);
@@ -347,10 +360,47 @@ options parse(int argc, char** argv) {
   return o;
 }
 
+// Waits for the program, asked to stop or not, then kills what it left (our children, we
+// being a subreaper, and with a uid of its own everything of that uid), and ends as it did.
+int supervise(pid_t child, uid_t uid) {
+  program_pid = child;
+  struct sigaction stop_request {};
+  stop_request.sa_handler = on_stop_request;
+  for (const int sig : kStopSignals) sigaction(sig, &stop_request, nullptr);
+  hold_stop_requests(false);
+  int status = 0;
+  while (waitpid(child, &status, 0) < 0 && errno == EINTR) {
+  }
+  kill_leftovers(uid);
+  if (WIFSIGNALED(status)) {  // die the same way, so the grader's verdict names the signal
+    signal(WTERMSIG(status), SIG_DFL);
+    kill(getpid(), WTERMSIG(status));
+  }
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 125;
+}
+
+// --guard: the program (bwrap) runs as given. Killed or not, the sandbox's init it leaves
+// is reparented to us, and killing that init ends its whole pid namespace.
+int guard(const options& o) {
+  if (prctl(PR_SET_CHILD_SUBREAPER, 1) != 0) die_errno("subreaper");
+  hold_stop_requests(true);
+  const pid_t child = fork();
+  if (child < 0) die_errno("fork");
+  if (child == 0) {
+    hold_stop_requests(false);
+    prctl(PR_SET_PDEATHSIG, SIGKILL);  // killed outright, we take bwrap along
+    execvp(o.program[0], o.program);
+    std::fprintf(stderr, "grader-confine: cannot run %s: %s\n", o.program[0], std::strerror(errno));
+    std::_Exit(127);
+  }
+  return supervise(child, 0);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   const options o = parse(argc, argv);
+  if (o.guard) return guard(o);
   const int abi = landlock_abi();
   const bool as_root = geteuid() == 0;
   if (o.probe) {  // one line for the report: what this level holds here
@@ -373,20 +423,12 @@ int main(int argc, char** argv) {
   if (prctl(PR_SET_CHILD_SUBREAPER, 1) != 0) die_errno("subreaper");
   const rlimit no_core{0, 0};
   setrlimit(RLIMIT_CORE, &no_core);
+  hold_stop_requests(true);
   const pid_t child = fork();
   if (child < 0) die_errno("fork");
-  if (child == 0) run_child(o, abi, as_root, uid);
-  program_pid = child;
-  struct sigaction stop_request {};
-  stop_request.sa_handler = on_stop_request;
-  for (const int sig : {SIGTERM, SIGINT, SIGHUP}) sigaction(sig, &stop_request, nullptr);
-  int status = 0;
-  while (waitpid(child, &status, 0) < 0 && errno == EINTR) {
+  if (child == 0) {
+    hold_stop_requests(false);
+    run_child(o, abi, as_root, uid);
   }
-  kill_leftovers(uid);
-  if (WIFSIGNALED(status)) {  // die the same way, so the grader's verdict names the signal
-    signal(WTERMSIG(status), SIG_DFL);
-    kill(getpid(), WTERMSIG(status));
-  }
-  return WIFEXITED(status) ? WEXITSTATUS(status) : 125;
+  return supervise(child, uid);
 }

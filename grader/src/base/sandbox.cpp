@@ -132,8 +132,12 @@ std::vector<std::string> bwrap_command(const confinement& spec) {
   auto add = [&a](std::initializer_list<std::string> args) {
     a.insert(a.end(), args.begin(), args.end());
   };
-  // bwrap itself starts with an empty environment: inside, /proc/1/environ is its own.
-  add({"/usr/bin/env", "-i", "PATH=/usr/bin:/bin", "bwrap"});
+  // grader-confine --guard in front: a killed bwrap now and then leaves the sandbox's init
+  // running (its --die-with-parent races); the guard kills that init, and with it the
+  // sandbox's pid namespace. bwrap itself starts with an empty environment: inside,
+  // /proc/1/environ is its own.
+  add({confine_helper().string(), "--guard", "--", "/usr/bin/env", "-i", "PATH=/usr/bin:/bin",
+       "bwrap"});
   add({"--unshare-all"});  // network, pid, ipc, uts, cgroup, user
   add({"--uid", "65534", "--gid", "65534", "--die-with-parent", "--new-session"});
   add({"--cap-drop", "ALL", "--clearenv"});

@@ -1,6 +1,7 @@
 // process_runner: a test job in a plain child process with a time limit and an
 // output cap (see run.hpp). The reporter writes its records to a pipe of ours (fd 3).
 #include <filesystem>
+#include <string_view>
 
 #include "course/protocol.hpp"
 #include "grader/pipeline/runner.hpp"
@@ -28,12 +29,20 @@ tag_run process_runner::run(const test_job& job, unsigned seed, const run_limits
       for (const auto& a : wrapper) command += a + '\x1f';
       return command + binary;
     };
-    opts.env.push_back(std::string(::course::protocol::compute_variable) + "=" +
-                       command_of(job.compute_wrapper));
+    // NAME=value appended in place: GCC 12 warns (-Warray-bounds, a false positive) on
+    // `std::string(name) + "=" + value` here once the unity batch is precompiled.
+    auto variable = [](std::string_view name, const std::string& value) {
+      std::string entry(name);
+      entry += '=';
+      entry += value;
+      return entry;
+    };
+    opts.env.push_back(
+        variable(::course::protocol::compute_variable, command_of(job.compute_wrapper)));
     // Confined, the one whose memory the judge measures (unconfined, the judge derives it).
     if (!job.compute_measured_wrapper.empty())
-      opts.env.push_back(std::string(::course::protocol::compute_measured_variable) + "=" +
-                         command_of(job.compute_measured_wrapper));
+      opts.env.push_back(variable(::course::protocol::compute_measured_variable,
+                                  command_of(job.compute_measured_wrapper)));
   }
   std::vector<std::string> argv = job.wrapper;
   for (std::string a :

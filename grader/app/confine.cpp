@@ -291,6 +291,13 @@ void hold_stop_requests(bool hold) {
   sigprocmask(hold ? SIG_BLOCK : SIG_UNBLOCK, &set, nullptr);
 }
 
+// Our parent's death is a stop request too: a judge killed outright would otherwise leave
+// us running the sandbox for no one. Called while the requests are held.
+void stop_with_parent(pid_t parent) {
+  prctl(PR_SET_PDEATHSIG, SIGTERM);
+  if (getppid() != parent) raise(SIGTERM);  // it died before the prctl
+}
+
 // Our children: the program, and (we are a subreaper) whatever it left behind.
 std::vector<pid_t> children() {
   std::vector<pid_t> out;
@@ -381,9 +388,10 @@ int supervise(pid_t child, uid_t uid) {
 
 // --guard: the program (bwrap) runs as given. Killed or not, the sandbox's init it leaves
 // is reparented to us, and killing that init ends its whole pid namespace.
-int guard(const options& o) {
+int guard(const options& o, pid_t parent) {
   if (prctl(PR_SET_CHILD_SUBREAPER, 1) != 0) die_errno("subreaper");
   hold_stop_requests(true);
+  stop_with_parent(parent);
   const pid_t child = fork();
   if (child < 0) die_errno("fork");
   if (child == 0) {
@@ -399,8 +407,9 @@ int guard(const options& o) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  const pid_t parent = getppid();
   const options o = parse(argc, argv);
-  if (o.guard) return guard(o);
+  if (o.guard) return guard(o, parent);
   const int abi = landlock_abi();
   const bool as_root = geteuid() == 0;
   if (o.probe) {  // one line for the report: what this level holds here
@@ -424,6 +433,7 @@ int main(int argc, char** argv) {
   const rlimit no_core{0, 0};
   setrlimit(RLIMIT_CORE, &no_core);
   hold_stop_requests(true);
+  stop_with_parent(parent);
   const pid_t child = fork();
   if (child < 0) die_errno("fork");
   if (child == 0) {

@@ -13,6 +13,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
+#include <functional>
 #include <fstream>
 #include <optional>
 #include <thread>
@@ -197,35 +198,51 @@ TEST_CASE("sandbox: build tools in a virtual environment run inside, by name", "
   CHECK_FALSE(run_inside(false).ok());  // the test can fail: by default it is not there
 }
 
-TEST_CASE("sandbox: asked to stop, it still takes the daemons inside with it", "[sandbox]") {
-  // The judge stops a compute process that will not end with SIGTERM: the sandbox must
-  // kill what the program left running first, not hand it to the process above.
-  const auto level = level_to_test();
-  if (!level) return;
-  INFO(grader::to_string(*level));  // which level let a daemon go, when one does
+namespace {
+
+// A sandbox at `level` whose program leaves a setsid() daemon (its command line holds
+// `marker`) and waits, started below a parent of ours that does nothing else; then `stop`
+// (given the parent's and the sandbox's pids) ends it. Whether the daemon is gone within
+// 5 s: the kill reaches the namespace's processes a moment later (300 ms was not always
+// enough on a loaded 2-core CI machine); a daemon handed to the process above runs forever.
+bool daemon_goes(grader::isolation level, const std::string& marker,
+                 const std::function<void(pid_t parent, pid_t box)>& stop) {
   temp_dir dir;
   const fs::path binary = dir.path / "visible";
   std::ofstream(binary) << "x";
-  const std::string marker = "grader_stopped_daemon_" + std::to_string(getpid());
   grader::confinement spec;
   spec.read_only = {binary};
   grader::scratch_folder tmp;
-  if (*level == grader::isolation::restricted) spec.tmp = tmp.path();
-  auto argv = grader::confine_command(*level, spec);
+  if (level == grader::isolation::restricted) spec.tmp = tmp.path();
+  auto argv = grader::confine_command(level, spec);
   argv.insert(argv.end(),
               {"/bin/sh", "-c",
                "setsid sh -c 'while true; do sleep 1; done; : " + marker + "' & sleep 30"});
   std::vector<char*> args;
   for (auto& a : argv) args.push_back(a.data());
   args.push_back(nullptr);
-  const pid_t box = fork();
-  if (box == 0) {  // its output nowhere: a surviving daemon would hold the test's pipes open
+  int pipe_fds[2];
+  REQUIRE(pipe(pipe_fds) == 0);
+  const pid_t parent = fork();
+  if (parent == 0) {  // its output nowhere: a surviving daemon would hold the test's pipes open
     const int null = open("/dev/null", O_RDWR);
     for (int fd = 0; fd < 3; ++fd) dup2(null, fd);
-    execv(args[0], args.data());
-    _exit(127);
+    const pid_t box = fork();
+    if (box == 0) {
+      close(pipe_fds[0]);
+      close(pipe_fds[1]);
+      execv(args[0], args.data());
+      _exit(127);
+    }
+    (void)!write(pipe_fds[1], &box, sizeof box);
+    waitpid(box, nullptr, 0);
+    _exit(0);
   }
-  REQUIRE(box > 0);
+  REQUIRE(parent > 0);
+  close(pipe_fds[1]);
+  pid_t box = -1;
+  (void)!read(pipe_fds[0], &box, sizeof box);
+  close(pipe_fds[0]);
   grader::run_options opts;
   auto daemon_running = [&] {
     return grader::run_process({"ps", "-eo", "args"}, opts).output.find(marker) !=
@@ -235,15 +252,35 @@ TEST_CASE("sandbox: asked to stop, it still takes the daemons inside with it", "
   for (int i = 0; i < 100 && !(started = daemon_running()); ++i)
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   CHECK(started);
-  kill(box, SIGTERM);
-  int status = 0;
-  waitpid(box, &status, 0);
-  // The kill reaches the namespace's processes a moment later: give it up to 5 s (300 ms
-  // was not always enough on a loaded 2-core CI machine); a daemon handed to the process
-  // above runs forever, so this still fails that.
+  stop(parent, box);
+  waitpid(parent, nullptr, 0);
   bool gone = false;
   for (int i = 0; i < 100 && !(gone = !daemon_running()); ++i)
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  CHECK(gone);
   grader::run_process({"pkill", "-f", marker}, opts);  // a failure leaves nothing behind
+  return gone;
+}
+
+}  // namespace
+
+TEST_CASE("sandbox: asked to stop, it still takes the daemons inside with it", "[sandbox]") {
+  // The judge stops a compute process that will not end with SIGTERM: the sandbox must
+  // kill what the program left running first, not hand it to the process above.
+  const auto level = level_to_test();
+  if (!level) return;
+  INFO(grader::to_string(*level));  // which level let a daemon go, when one does
+  const std::string marker = "grader_stopped_daemon_" + std::to_string(getpid()) + "_" +
+                             std::string(grader::to_string(*level));
+  CHECK(daemon_goes(*level, marker, [](pid_t, pid_t box) { kill(box, SIGTERM); }));
+}
+
+TEST_CASE("sandbox: its parent killed outright, it still takes the daemons inside with it",
+          "[sandbox]") {
+  // A judge killed at a limit: the sandbox it started must not run on for no one.
+  const auto level = level_to_test();
+  if (!level) return;
+  INFO(grader::to_string(*level));
+  const std::string marker = "grader_orphaned_daemon_" + std::to_string(getpid()) + "_" +
+                             std::string(grader::to_string(*level));
+  CHECK(daemon_goes(*level, marker, [](pid_t parent, pid_t) { kill(parent, SIGKILL); }));
 }

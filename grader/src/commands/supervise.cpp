@@ -88,11 +88,13 @@ struct watch {
     }
   }
 
-  std::vector<pid_t> tree() {
+  // Every process of the tree; `running` (when given) counts those that are not zombies.
+  std::vector<pid_t> tree(unsigned* running = nullptr) {
     std::vector<pid_t> pids;
     for (const auto& e : tree_below(getpid(), process_table())) {
       seen.emplace(e.pid, e.start);
       pids.push_back(e.pid);
+      if (running && e.running()) ++*running;
     }
     return pids;
   }
@@ -102,10 +104,12 @@ struct watch {
     r.stopped_at = at;
   }
 
-  // One sample of the tree against the caps; returns how many processes it holds.
+  // One sample of the tree against the caps; returns how many processes it holds. The
+  // process count is of those alive: a killed fork bomb's hundreds of zombies, waiting to
+  // be reaped, hold no CPU or memory and can start nothing.
   std::size_t sample() {
-    const std::vector<pid_t> pids = tree();
-    const auto count = static_cast<unsigned>(pids.size());
+    unsigned count = 0;
+    const std::vector<pid_t> pids = tree(&count);
     const std::uint64_t mib = tree_memory(pids) >> 20;
     r.peak_processes = std::max(r.peak_processes, count);
     r.peak_tree_mib = std::max(r.peak_tree_mib, mib);

@@ -20,7 +20,7 @@ namespace grader {
 struct supervise_options {
   double wall_s = 600;                  // the tree is killed past this
   std::uint64_t max_tree_mib = 0;       // Pss of the whole tree; 0: no cap
-  unsigned max_processes = 0;           // processes in the tree at once; 0: no cap
+  unsigned max_processes = 0;           // live processes in the tree at once; 0: no cap
   std::uint64_t min_available_mib = 0;  // the machine's MemAvailable; 0: no floor
   // RLIMIT_FSIZE of the command and all it starts; 0: as inherited. It never dumps core
   // (RLIMIT_CORE 0) either way.

@@ -386,9 +386,10 @@ int supervise(pid_t child, uid_t uid) {
   return WIFEXITED(status) ? WEXITSTATUS(status) : 125;
 }
 
-// --guard: the program (bwrap) runs as given. Killed or not, the sandbox's init it leaves
-// is reparented to us, and killing that init ends its whole pid namespace.
-int guard(const options& o, pid_t parent) {
+// Starts `in_child` (it never returns) as our one child, a subreaper's, with the stop
+// requests and our parent's death handled, and supervises it until it ends.
+template <class Child>
+int run_supervised(pid_t parent, uid_t uid, Child&& in_child) {
   if (prctl(PR_SET_CHILD_SUBREAPER, 1) != 0) die_errno("subreaper");
   hold_stop_requests(true);
   stop_with_parent(parent);
@@ -396,12 +397,20 @@ int guard(const options& o, pid_t parent) {
   if (child < 0) die_errno("fork");
   if (child == 0) {
     hold_stop_requests(false);
+    in_child();
+  }
+  return supervise(child, uid);
+}
+
+// --guard: the program (bwrap) runs as given. Killed or not, the sandbox's init it leaves
+// is reparented to us, and killing that init ends its whole pid namespace.
+int guard(const options& o, pid_t parent) {
+  return run_supervised(parent, 0, [&o] {
     prctl(PR_SET_PDEATHSIG, SIGKILL);  // killed outright, we take bwrap along
     execvp(o.program[0], o.program);
     std::fprintf(stderr, "grader-confine: cannot run %s: %s\n", o.program[0], std::strerror(errno));
     std::_Exit(127);
-  }
-  return supervise(child, 0);
+  });
 }
 
 }  // namespace
@@ -429,16 +438,7 @@ int main(int argc, char** argv) {
     struct stat st {};
     if (uid != 0 && fstat(fd, &st) == 0 && S_ISFIFO(st.st_mode)) fchown(fd, uid, uid);
   }
-  if (prctl(PR_SET_CHILD_SUBREAPER, 1) != 0) die_errno("subreaper");
   const rlimit no_core{0, 0};
   setrlimit(RLIMIT_CORE, &no_core);
-  hold_stop_requests(true);
-  stop_with_parent(parent);
-  const pid_t child = fork();
-  if (child < 0) die_errno("fork");
-  if (child == 0) {
-    hold_stop_requests(false);
-    run_child(o, abi, as_root, uid);
-  }
-  return supervise(child, uid);
+  return run_supervised(parent, uid, [&] { run_child(o, abi, as_root, uid); });
 }

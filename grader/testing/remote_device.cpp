@@ -100,6 +100,7 @@ void put_launch(writer& w, const cuda_emu::launch_record& l) {
   }
   w.put(l.device_bytes_at_launch);
   w.put(l.schedule);
+  w.put(static_cast<std::uint8_t>(l.requests_counted));
   w.put(static_cast<std::int32_t>(l.error));
   w.put(l.seconds);
 }
@@ -132,6 +133,7 @@ cuda_emu::launch_record get_launch(reader& r) {
   }
   l.device_bytes_at_launch = r.get<std::uint64_t>();
   l.schedule = r.get<std::uint64_t>();
+  l.requests_counted = r.get<std::uint8_t>() != 0;
   l.error = static_cast<cudaError_t>(r.get<std::int32_t>());
   l.seconds = r.get<double>();
   return l;
@@ -191,6 +193,7 @@ std::int64_t device_call(const char* function, std::initializer_list<std::int64_
   request.put(static_cast<std::int64_t>(s.time_limit.count()));
   request.put(static_cast<std::uint8_t>(s.print_reports));
   request.put(static_cast<std::uint8_t>(s.check_races));
+  request.put(static_cast<std::uint8_t>(s.count_requests));
   request.put(s.schedule);
   exchange x{request.take(), {}};
   call(function, std::vector<std::int64_t>(ints), refs, x);
@@ -218,6 +221,7 @@ handler on_device(device_function f) {
     s.time_limit = std::chrono::milliseconds(request.get<std::int64_t>());
     s.print_reports = request.get<std::uint8_t>() != 0;
     s.check_races = request.get<std::uint8_t>() != 0;
+    s.count_requests = request.get<std::uint8_t>() != 0;
     const auto schedule = request.get<std::uint64_t>();
 
     cuda_emu::reset();  // no error or record left from an earlier call

@@ -94,7 +94,7 @@ std::string who() {
 // different number of times) finds, from then on, the first group of its
 // instruction it has not joined yet: that is its k-th.
 void add_to_group(thread* th, const void* pc, access_kind kind, uintptr_t a, unsigned size) {
-  if (emu.scheduled) return;  // a seeded schedule splits requests: its counters mean nothing
+  if (!emu.grouping) return;  // a seeded schedule, or counters nobody reads
   auto& groups = emu.warps[th->warp].groups;
   const uint32_t bit = 1u << th->lane, n = static_cast<uint32_t>(groups.size());
   uint32_t i = th->cursor;

@@ -158,6 +158,7 @@ struct machine {
   // A seeded schedule (options::schedule != 0): its random state and the chance of a
   // switch at each memory access (out of 256).
   bool scheduled = false;
+  bool grouping = false;  // this launch gathers requests (in order, and count_requests on)
   uint64_t rng = 0;
   launch_record* record = nullptr;
   abort_reason abort = abort_reason::none;

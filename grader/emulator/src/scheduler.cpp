@@ -668,6 +668,9 @@ void launch(const launch_config& config, const char* name, void (*entry)(void*),
     // Each launch of a seeded schedule draws its own order from the seed and its place
     // among the launches since reset(), so a re-run repeats it exactly.
     emu.scheduled = g_options.schedule != 0;
+    // A seeded schedule splits requests (its counters would mean nothing): none gathered.
+    emu.grouping = !emu.scheduled && g_options.count_requests;
+    rec.requests_counted = emu.grouping;
     emu.rng = g_options.schedule * 0x2545F4914F6CDD1Dull + emu.launches.size();
     emu.block_seq = 0;
     const uint64_t blocks = uint64_t{config.grid.x} * config.grid.y * config.grid.z;
@@ -697,7 +700,7 @@ void launch(const launch_config& config, const char* name, void (*entry)(void*),
       }
       if (!ok) break;
     }
-    emu.scheduled = false;
+    emu.scheduled = emu.grouping = false;
     g_watch_deadline = 0;
     finish_races();
     switch (emu.abort) {

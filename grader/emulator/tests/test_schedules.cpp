@@ -118,6 +118,33 @@ TEST_CASE("thread 0 staging whole tiles with no barrier after: a race, and wrong
   CHECK(wrong >= 3);
 }
 
+TEST_CASE("count_requests off: the same results and races, no requests, and the record says so",
+          "[schedules][count_requests]") {
+  quiet q;
+  for (int barrier : {0, 1}) {  // a correct kernel, then a shared-memory race
+    INFO("barrier variant " << barrier);
+    cuda_emu::launch_record counted, uncounted;
+    const double counted_error = tiled_error(barrier, 0, &counted);
+    cuda_emu::settings().count_requests = false;
+    const double uncounted_error = tiled_error(barrier, 0, &uncounted);
+    cuda_emu::settings().count_requests = true;
+    CHECK(uncounted_error == counted_error);
+    CHECK(uncounted.races.size() == counted.races.size());
+    CHECK(uncounted.ok() == counted.ok());
+    CHECK(counted.requests_counted);
+    CHECK(counted.counters.global_load_requests > 0);
+    CHECK(counted.counters.shared_load_requests > 0);
+    CHECK_FALSE(uncounted.requests_counted);
+    CHECK(uncounted.counters.global_load_requests == 0);
+    CHECK(uncounted.counters.shared_load_wavefronts == 0);
+    // Counted per thread, not per request: kept either way.
+    CHECK(uncounted.counters.max_thread_shared_reads == counted.counters.max_thread_shared_reads);
+  }
+  cuda_emu::launch_record seeded;  // a seeded schedule gathers none either
+  tiled_error(0, 5, &seeded);
+  CHECK_FALSE(seeded.requests_counted);
+}
+
 TEST_CASE("split-K with a non-atomic C += from several blocks is a race between blocks",
           "[schedules][global_races]") {
   quiet q;

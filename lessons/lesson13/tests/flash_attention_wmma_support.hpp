@@ -87,6 +87,7 @@ struct wmma_shape {
 // Each shape in order, and up to heads n^2 d = 2^20 also under one seeded schedule: a
 // clean launch (no race, no invalid access, no timeout) within the tolerance.
 inline void check_wmma(std::mt19937_64& rng, std::initializer_list<wmma_shape> shapes) {
+  const outputs_only outputs;
   size_t i = 0;
   for (const wmma_shape& s : shapes)
     for (uint64_t schedule : schedules(rng, i++)) {

@@ -54,6 +54,10 @@ struct launch_record {
   std::vector<race> races;
   uint64_t device_bytes_at_launch = 0;
   uint64_t schedule = 0;  // options::schedule it ran under (0: in order)
+  // False when options::count_requests was off (or a seeded schedule ran it): the counters
+  // made from warp requests (requests, sectors, wavefronts, bank conflicts, bytes asked
+  // for) then stay 0 and mean nothing.
+  bool requests_counted = true;
   cudaError_t error = cudaSuccess;
   double seconds = 0;
 
@@ -74,6 +78,11 @@ struct options {
   // pass, and a switch to another thread at random memory accesses. A correct kernel
   // gives the same results under every schedule; counters are meaningful only under 0.
   uint64_t schedule = 0;
+  // Gather each warp's accesses into requests for the counters (sectors, wavefronts, bank
+  // conflicts). A test that reads none of them may turn it off around its launches: they
+  // then cost about a fifth less CPU (lab 3 part 2's tests), with the same results, races
+  // and invalid accesses. launch_record::requests_counted says which it was.
+  bool count_requests = true;
 };
 
 // What a schedule seed does, in words: "blocks in reverse order, warps shuffled, ...".
@@ -100,6 +109,7 @@ inline launch_record all_launches() {
     all.races.insert(all.races.end(), l.races.begin(), l.races.end());
     if (all.error == cudaSuccess) all.error = l.error;
     if (all.schedule == 0) all.schedule = l.schedule;
+    all.requests_counted = all.requests_counted && l.requests_counted;
     all.seconds += l.seconds;
   }
   return all;

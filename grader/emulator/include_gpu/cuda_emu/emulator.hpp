@@ -39,6 +39,7 @@ struct launch_record {
   std::vector<report> reports;  // none: use compute-sanitizer on a GPU
   std::vector<race> races;
   uint64_t schedule = 0;
+  bool requests_counted = false;  // a GPU counts nothing here (ncu does)
   cudaError_t error = cudaSuccess;
   bool ok() const { return error == cudaSuccess; }
   std::string ncu_metrics() const { return "(counters come from the emulator or from ncu)\n"; }
@@ -51,7 +52,8 @@ struct options {
   std::chrono::milliseconds time_limit{std::chrono::seconds(10)};
   bool print_reports = true;
   bool check_races = true;
-  uint64_t schedule = 0;  // ignored: the GPU schedules its own way
+  uint64_t schedule = 0;       // ignored: the GPU schedules its own way
+  bool count_requests = true;  // ignored: nothing is counted on a GPU
 };
 
 inline options& settings() {

@@ -37,17 +37,17 @@ if(COURSE_HOST_FMA)
   list(APPEND COURSE_EMU_FLAGS -mfma)
 endif()
 
-# With PCH (a target whose only sources are .cu files, such as a lesson's exercise):
-# the emulator's header is precompiled once per tree, and the flags apply to the whole
-# target so the precompiled header matches them: a re-grade compiles the student's file
-# about 0.2 s sooner.
+# With PCH_FROM <owner> (a target whose only sources are .cu files, such as a lesson's
+# exercise): the emulator's header comes precompiled from <owner> (course_emu_pch below),
+# and the flags apply to the whole target so that header matches them: a re-grade compiles
+# the student's file about 0.2 s sooner.
 function(course_cuda_sources target)
-  cmake_parse_arguments(arg "PCH" "" "" ${ARGN})
+  cmake_parse_arguments(arg "" "PCH_FROM" "" ${ARGN})
   set(emu_flags ${COURSE_EMU_FLAGS})
-  if(arg_PCH AND NOT COURSE_CUDA)
+  if(arg_PCH_FROM AND NOT COURSE_CUDA)
     list(REMOVE_ITEM emu_flags -include cuda_emu/cuda.hpp)
     target_compile_options(${target} PRIVATE ${emu_flags})
-    target_precompile_headers(${target} PRIVATE <cuda_emu/cuda.hpp>)
+    target_precompile_headers(${target} REUSE_FROM ${arg_PCH_FROM})
     set(emu_flags "")
   endif()
   foreach(cu IN LISTS arg_UNPARSED_ARGUMENTS)
@@ -75,4 +75,20 @@ function(course_cuda_sources target)
       target_link_libraries(${target} PRIVATE cuda_emu)
     endif()
   endforeach()
+endfunction()
+
+# course_emu_pch(<owner> <include dir> <header>...): a target of no code of its own that owns
+# the kernel files' precompiled header (<cuda_emu/cuda.hpp>, then the headers given), built
+# with their flags and usage requirements. Every exercise's code reuses it (PCH_FROM): one
+# header compiled per tree instead of one per lab, about 1 s of CPU each in a fresh tree.
+function(course_emu_pch owner include_dir)
+  set(emu_flags ${COURSE_EMU_FLAGS})
+  list(REMOVE_ITEM emu_flags -include cuda_emu/cuda.hpp)
+  file(CONFIGURE OUTPUT "${CMAKE_CURRENT_BINARY_DIR}/${owner}.cpp"
+       CONTENT "// Owns the kernel files' precompiled header: no code.\n")
+  add_library(${owner} OBJECT "${CMAKE_CURRENT_BINARY_DIR}/${owner}.cpp")
+  target_include_directories(${owner} PRIVATE "${include_dir}")
+  target_link_libraries(${owner} PRIVATE cuda_emu)
+  target_compile_options(${owner} PRIVATE ${emu_flags})
+  target_precompile_headers(${owner} PRIVATE <cuda_emu/cuda.hpp> ${ARGN})
 endfunction()

@@ -27,7 +27,10 @@ std::vector<std::string> cache_values(const fs::path& cache,
   std::vector<std::string> out;
   std::error_code ec;
   if (!fs::exists(cache, ec)) return out;
-  for (std::string_view line : split_lines(read_text(cache)))
+  // Named: a temporary inside a range-for's initializer dies before the loop (before C++23),
+  // and these lines are views into it (the SIGSEGV of --gpu on lab 4, found by ASan).
+  const std::string text = read_text(cache);
+  for (std::string_view line : split_lines(text))
     for (const std::string& name : names)
       if (line.starts_with(name + ":") && line.find('=') != std::string_view::npos)
         out.emplace_back(line.substr(line.find('=') + 1));

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <filesystem>
+#include <concepts>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -39,6 +40,12 @@ std::string display_path(const std::filesystem::path& p);
 
 // Splits text into lines without their '\n' or '\r\n' (a final newline adds no empty line).
 std::vector<std::string_view> split_lines(std::string_view text);
+// The lines would point into a string about to die: a range-for over
+// split_lines(read_text(f)) read freed memory (the --gpu SIGSEGV). Name the string first.
+template <class T>
+requires std::same_as<T, std::string>  // an rvalue std::string; literals still split
+    std::vector<std::string_view> split_lines(T&& text)
+= delete;
 
 // `text` with every `from` replaced by `to`.
 std::string replaced(std::string text, const std::string& from, const std::string& to);

@@ -1,8 +1,8 @@
 // Ground-floor helpers for paths, files and lines, shared by every grader module.
 #pragma once
 
-#include <filesystem>
 #include <concepts>
+#include <filesystem>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -42,9 +42,9 @@ std::string display_path(const std::filesystem::path& p);
 std::vector<std::string_view> split_lines(std::string_view text);
 // The lines would point into a string about to die: a range-for over
 // split_lines(read_text(f)) read freed memory (the --gpu SIGSEGV). Name the string first.
+// (Exactly an rvalue std::string: string literals still split.)
 template <class T>
-requires std::same_as<T, std::string>  // an rvalue std::string; literals still split
-    std::vector<std::string_view> split_lines(T&& text)
+std::vector<std::string_view> split_lines(T&& text) requires std::same_as<T, std::string>
 = delete;
 
 // `text` with every `from` replaced by `to`.

@@ -260,6 +260,7 @@ void bench_attention_bf16(int heads, int n, int d, int repeats) {
   }
   // One bf16 kernel: O poisoned, run, head 0 checked (relative error at most 1e-2), then
   // timed; ms -1 when it is wrong or failed.
+  auto right = [](double err) { return err >= 0 && err <= 1e-2; };
   auto run = [&](const char* name, const std::function<bool()>& forward, double& err) {
     err = -1;
     cudaMemset(O, 0xFF, elems * sizeof(__nv_bfloat16));
@@ -269,13 +270,13 @@ void bench_attention_bf16(int heads, int n, int d, int repeats) {
     std::vector<float> g(head);
     for (size_t i = 0; i < head; ++i) g[i] = __bfloat162float(got[i]);
     err = relative_error(g, want);
-    return err <= 1e-2 ? time_ms([&] { forward(); }, 1, repeats) : -1.0;
+    return right(err) ? time_ms([&] { forward(); }, 1, repeats) : -1.0;
   };
   double err = -1, mma_err = -1;
   const double ms = run(
       "flash_attention_wmma",
       [&] { return lesson13::flash_attention_wmma_forward(Q, K, V, O, heads, n, d); }, err);
-  const bool valid = err >= 0 && err <= 1e-2;  // right, even if its timed runs then failed
+  const bool valid = right(err);  // even if its timed runs then failed
   const double mma_ms = run(
       "attention_mma_bf16",
       [&] { return lesson13::bench::attention_mma_bf16(Q, K, V, O, heads, n, d); }, mma_err);
@@ -314,7 +315,7 @@ void bench_attention_bf16(int heads, int n, int d, int repeats) {
       "{\"kernel\": \"attention_mma_bf16\", \"heads\": %d, \"n\": %d, \"d\": %d, "
       "\"valid\": %s, \"relative_error\": %.2e, \"ms\": %.4f, \"tflops\": %.1f, "
       "\"reference\": true, \"speedup_over_eager\": %.2f}\n",
-      heads, n, d, mma_err >= 0 && mma_err <= 1e-2 ? "true" : "false", mma_err, mma_ms,
+      heads, n, d, right(mma_err) ? "true" : "false", mma_err, mma_ms,
       mma_ms > 0 ? 4.0 * heads * double(n) * n * d / mma_ms / 1e9 : 0.0,
       mma_ms > 0 && eager_ms > 0 ? eager_ms / mma_ms : 0.0);
   std::fflush(stdout);

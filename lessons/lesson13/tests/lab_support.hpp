@@ -247,13 +247,15 @@ inline void check_matmul_large(matmul_fn f, std::mt19937_64& rng) {
 // host and copied back, say), instead of dividing by zero or counting nothing.
 template <class Result>  // matmul_result, or lab 3's flash_result
 void require_kernel_work(const Result& r) {
+  // Before the note below, which would name a wrong cause: this one is the test's own fault
+  // (its counting run inside an outputs_only scope), never the student's.
+  REQUIRE(r.launch.requests_counted);
   INFO(std::string(course::protocol::cause_prefix) +
        (r.launch.kernel.empty()
             ? "no kernel was launched: the work must run on the device, in the kernel"
             : "the kernels (" + r.launch.kernel +
                   ") read no global memory: the work must happen in the kernel, not on the "
                   "host"));
-  REQUIRE(r.launch.requests_counted);  // a counting test inside an outputs_only scope
   REQUIRE(r.launch.counters.global_load_requests > 0);
 }
 

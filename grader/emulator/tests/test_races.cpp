@@ -92,3 +92,33 @@ TEST_CASE("a warp's lanes reading a word, then one lane writing it after __syncw
   adv_warp_read_then_write(out.ptr, 2);  // warp 1 read the word too
   CHECK_FALSE(last().races.empty());
 }
+
+TEST_CASE("two-byte elements: neighbours never race, and a word meets each half's writer",
+          "[adversarial][races]") {
+  quiet q;
+  device_buffer<float> out(64);
+  auto hazards = [](const cuda_emu::launch_record& r) {
+    uint64_t n = 0;
+    for (const auto& race : r.races) n += race.hazards;
+    return n;
+  };
+  adv_half_words(out.ptr, 0);  // neighbours' halves, then whole words after a barrier
+  CHECK(last().ok());
+  CHECK(out.download()[32] == float(1u << 16));  // word 0: halves 0 and 1 (little-endian)
+  // Without the barrier each word read meets the two lanes that wrote its halves: 16 words,
+  // 4 bytes each, one pair of instructions.
+  adv_half_words(out.ptr, 1);
+  REQUIRE(last().races.size() == 1);
+  CHECK_THAT(last().races[0].first, Catch::StartsWith("Write access at"));
+  CHECK(hazards(last()) == 64);
+  // Whole words written, halves read in the same phase: 32 halves of 2 bytes.
+  adv_half_words(out.ptr, 2);
+  REQUIRE(last().races.size() == 1);
+  CHECK(hazards(last()) == 64);
+  // Halves written in one phase, then halves read and whole words written in the next.
+  adv_half_words(out.ptr, 3);
+  REQUIRE(last().races.size() == 1);
+  CHECK_THAT(last().races[0].first, Catch::StartsWith("Write access at"));
+  CHECK_THAT(last().races[0].second, Catch::StartsWith("Read access at"));
+  CHECK(hazards(last()) == 64);
+}

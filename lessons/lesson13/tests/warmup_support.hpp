@@ -18,6 +18,7 @@
 
 namespace lesson13::warmup {
 
+using labs::back_in_order;
 using labs::launch_problem;
 using labs::pass_on_warnings;
 using labs::quiet_emulator;
@@ -41,7 +42,7 @@ inline run_result run(const std::function<void()>& call, device_buffer<float>& o
   out.poison();
   quiet_emulator(schedule);
   call();
-  cuda_emu::settings().schedule = 0;
+  back_in_order();
   run_result r;
   r.out = out.download();
   r.launch = cuda_emu::all_launches();

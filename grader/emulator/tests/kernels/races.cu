@@ -104,3 +104,27 @@ __global__ void adv_warp_read_then_write_kernel(float* out, int mode) {
 void adv_warp_read_then_write(float* out, int mode) {
   adv_warp_read_then_write_kernel<<<1, mode == 2 ? 64 : 32>>>(out, mode);
 }
+
+// Two-byte elements and whole words over the same 16 shared words, by the two warps of a
+// 64-thread block (warp 0 runs first in order, so each race has one pair of instructions):
+//   mode 0, 1: warp 0's lanes write one half each (neighbours: no race), then warp 1's first
+//              16 lanes read a whole word each, after a barrier (0) or without one (1);
+//   mode 2:    warp 1's first 16 lanes write whole words, warp 0's lanes read one half each
+//              in the same phase;
+//   mode 3:    as 0, then in the next phase warp 0 reads halves while warp 1 writes words.
+__global__ void adv_half_words_kernel(float* out, int mode) {
+  __shared__ uint32_t adv_words[16];
+  uint16_t* halves = reinterpret_cast<uint16_t*>(adv_words);
+  const int t = threadIdx.x;
+  if (mode != 2 && t < 32) halves[t] = static_cast<uint16_t>(t);
+  if (mode == 0 || mode == 3) __syncthreads();
+  if (mode == 2 && t >= 32 && t < 48) adv_words[t - 32] = 7u;
+  float v = 0.0f;
+  if ((mode == 0 || mode == 1) && t >= 32 && t < 48) v = static_cast<float>(adv_words[t - 32]);
+  if ((mode == 2 || mode == 3) && t < 32) v = static_cast<float>(halves[t]);
+  if (mode == 3 && t >= 32 && t < 48) adv_words[t - 32] = 9u;
+  out[t] = v;
+}
+void adv_half_words(float* out, int mode) {
+  adv_half_words_kernel<<<1, 64>>>(out, mode);
+}

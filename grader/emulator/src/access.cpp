@@ -142,74 +142,42 @@ bool ordered(uint32_t other_tid, uint32_t other_warp_epoch, const thread* th) {
   return other / 32 == th->warp && emu.warps[th->warp].syncwarp_epoch != other_warp_epoch;
 }
 
-// The check of one half word's state `s` against an access of `bytes` of it.
-void check_half(shadow_word& s, uint64_t bytes, bool write, const void* pc, const thread* th) {
+void race_check(uintptr_t a, unsigned size, bool write, const void* pc, const thread* th) {
   const uint32_t tid = th->linear + 1;  // 0 means nobody
   const uint32_t wepoch = emu.warps[th->warp].syncwarp_epoch;
-  const bool written =
-      s.write_epoch == emu.epoch && s.writer != tid && !ordered(s.writer, s.write_warp_epoch, th);
-  if (write) {
-    if (written) note_race(s.write_pc, 1, pc, 1, bytes);
-    // Reads since the barrier conflict unless they all come from this warp and either a
-    // __syncwarp followed the latest of them or, in this phase, only this thread read.
-    if (s.read_epoch == emu.epoch &&
-        (s.many_warps || (s.reader - 1) / 32 != th->warp ||
-         (s.read_warp_epoch == wepoch && (s.many_in_phase || s.reader != tid))))
-      note_race(s.read_pc, 0, pc, 1, bytes);
-    s.writer = tid;
-    s.write_epoch = emu.epoch;
-    s.write_warp_epoch = wepoch;
-    s.write_pc = pc;
-  } else {
-    if (written) note_race(s.write_pc, 1, pc, 0, bytes);
-    if (s.read_epoch != emu.epoch) {
-      s.read_epoch = emu.epoch;
-      s.many_warps = s.many_in_phase = false;
-    } else {
-      s.many_warps |= (s.reader - 1) / 32 != th->warp;
-      s.many_in_phase = s.read_warp_epoch == wepoch && (s.many_in_phase || s.reader != tid);
-    }
-    s.reader = tid;
-    s.read_warp_epoch = wepoch;
-    s.read_pc = pc;
-  }
-}
-
-// Two bytes a state: threads writing neighbouring bf16 or half elements of one word do not
-// conflict (byte-wide shared arrays written by neighbours still do). A word whose halves
-// hold the same state is checked once for both, with the bytes of both: races are summed
-// by instruction pair, so the report is the one two checks would give.
-void race_check(uintptr_t a, unsigned size, bool write, const void* pc, const thread* th) {
-  const uintptr_t off = a - emu.shared_lo;
-  const uint64_t bytes = std::min(size, 2u);  // of each half the access touches
-  const size_t w0 = off >> 2, w1 = (off + size - 1) >> 2;
+  // Two bytes a shadow entry: threads writing neighbouring bf16 or half elements of one
+  // word do not conflict (byte-wide shared arrays written by neighbours still do).
+  const size_t w0 = (a - emu.shared_lo) >> 1, w1 = (a + size - 1 - emu.shared_lo) >> 1;
+  const uint64_t bytes = std::min(size, 2u);
   for (size_t w = w0; w <= w1 && w < emu.shadow.size(); ++w) {
-    const uintptr_t first = std::max<uintptr_t>(off, 4 * w),
-                    end = std::min<uintptr_t>(off + size, 4 * w + 4);
-    const bool low = first<4 * w + 2, high = end> 4 * w + 2;
     shadow_word& s = emu.shadow[w];
-    if (s.split) {
-      // Both halves untouched in this phase: their states act alike again (only a state
-      // of this phase is ever compared), so the word is whole once more. The later epochs
-      // are kept: limits.cpp asks whether the launch's first block touched the word.
-      shadow_word& h = emu.shadow_hi[w];
-      if (s.write_epoch != emu.epoch && s.read_epoch != emu.epoch && h.write_epoch != emu.epoch &&
-          h.read_epoch != emu.epoch) {
-        s.write_epoch = std::max(s.write_epoch, h.write_epoch);
-        s.read_epoch = std::max(s.read_epoch, h.read_epoch);
-        s.split = false;
+    const bool written =
+        s.write_epoch == emu.epoch && s.writer != tid && !ordered(s.writer, s.write_warp_epoch, th);
+    if (write) {
+      if (written) note_race(s.write_pc, 1, pc, 1, bytes);
+      // Reads since the barrier conflict unless they all come from this warp and either a
+      // __syncwarp followed the latest of them or, in this phase, only this thread read.
+      if (s.read_epoch == emu.epoch &&
+          (s.many_warps || (s.reader - 1) / 32 != th->warp ||
+           (s.read_warp_epoch == wepoch && (s.many_in_phase || s.reader != tid))))
+        note_race(s.read_pc, 0, pc, 1, bytes);
+      s.writer = tid;
+      s.write_epoch = emu.epoch;
+      s.write_warp_epoch = wepoch;
+      s.write_pc = pc;
+    } else {
+      if (written) note_race(s.write_pc, 1, pc, 0, bytes);
+      if (s.read_epoch != emu.epoch) {
+        s.read_epoch = emu.epoch;
+        s.many_warps = s.many_in_phase = false;
+      } else {
+        s.many_warps |= (s.reader - 1) / 32 != th->warp;
+        s.many_in_phase = s.read_warp_epoch == wepoch && (s.many_in_phase || s.reader != tid);
       }
+      s.reader = tid;
+      s.read_warp_epoch = wepoch;
+      s.read_pc = pc;
     }
-    if (low && high && !s.split) {
-      check_half(s, 2 * bytes, write, pc, th);
-      continue;
-    }
-    if (!s.split) {
-      emu.shadow_hi[w] = s;
-      s.split = true;
-    }
-    if (low) check_half(s, bytes, write, pc, th);
-    if (high) check_half(emu.shadow_hi[w], bytes, write, pc, th);
   }
 }
 

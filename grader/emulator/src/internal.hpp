@@ -94,18 +94,13 @@ struct allocation {
   mutable global_word* shadow = nullptr;  // mapped at the first access by a kernel
 };
 
-// Racecheck state of two bytes of shared memory (half a word). Race checks are per half
-// word, so threads writing neighbouring bf16 elements do not conflict; a word whose two
-// halves were last touched alike (any access of 4 bytes or more) keeps one state for both
-// (machine::shadow), which halves the shadow a float kernel walks.
-struct shadow_word {
+struct shadow_word {  // racecheck state of two bytes of shared memory (half a word)
   uint32_t writer, write_epoch, write_warp_epoch;
   uint32_t reader, read_epoch, read_warp_epoch;
   const void *write_pc, *read_pc;
   // reader and read_warp_epoch: the latest read's thread and __syncwarp phase; many_warps:
   // readers from more than one warp; many_in_phase: more than one reader in that phase.
   bool many_warps, many_in_phase;
-  bool split;  // in machine::shadow: the word's high half has its own state, in shadow_hi
 };
 
 // config: the launch broke a resource limit once running (its static shared memory).
@@ -135,9 +130,7 @@ struct machine {
   // Shared memory: the "cuda_shared" section.
   uintptr_t shared_lo = 0;
   size_t shared_size = 0;
-  // One entry per 4-byte word: the state of its low half, and of its high half too unless
-  // `split`; a split word's high half is in shadow_hi (same index).
-  std::vector<shadow_word> shadow, shadow_hi;
+  std::vector<shadow_word> shadow;
 
   // Fiber stacks: one mapping, one slot per thread of a block (stack_top_of).
   uintptr_t stacks_lo = 0;
@@ -158,14 +151,10 @@ struct machine {
   thread* current = nullptr;
   void (*entry)(void*) = nullptr;
   void* args = nullptr;
-  // Barrier phase: counts up across blocks and launches (new_block_epoch), so a shared
-  // shadow entry left by an earlier block is never current and the shadow is not cleared
-  // between blocks (a block's clear was a write of 24 bytes per byte of its shared memory).
-  uint32_t epoch = 0;
-  uint32_t block_epoch = 0;  // the running block's first phase
-  uint32_t launch_id = 0;    // counts launches: global_word::stamp
-  uint32_t generation = 1;   // counts cuda_emu::reset() calls: global_word::footprint
-  uint32_t block_seq = 0;    // the running block's position in the launch's run order
+  uint32_t epoch = 0;       // barrier phase within the block
+  uint32_t launch_id = 0;   // counts launches: global_word::stamp
+  uint32_t generation = 1;  // counts cuda_emu::reset() calls: global_word::footprint
+  uint32_t block_seq = 0;   // the running block's position in the launch's run order
   // A seeded schedule (options::schedule != 0): its random state and the chance of a
   // switch at each memory access (out of 256).
   bool scheduled = false;

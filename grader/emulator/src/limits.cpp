@@ -146,13 +146,9 @@ std::string file_shared_problem() {
   if (file_shared().empty() || emu.shadow.empty()) return "";
   size_t touched = 0;
   for (const auto& [base, bytes] : file_shared()) {
-    const size_t w0 = (base - emu.shared_lo) / 4,
-                 w1 = std::min(emu.shadow.size(), w0 + (bytes + 3) / 4);
-    auto touched_now = [](const shadow_word& s) {  // in this launch's first block
-      return s.read_epoch >= emu.block_epoch || s.write_epoch >= emu.block_epoch;
-    };
+    const size_t w0 = (base - emu.shared_lo) / 2, w1 = std::min(emu.shadow.size(), w0 + bytes / 2);
     for (size_t w = w0; w < w1; ++w)
-      if (touched_now(emu.shadow[w]) || (emu.shadow[w].split && touched_now(emu.shadow_hi[w]))) {
+      if (emu.shadow[w].read_epoch != 0 || emu.shadow[w].write_epoch != 0) {
         touched += bytes;
         break;
       }

@@ -465,16 +465,12 @@ bool run_block(uint32_t n) {
     // the block wrote gets a wrong answer either way; a GPU leaves whatever an earlier
     // block wrote there.
     std::memset(reinterpret_cast<void*>(emu.shared_lo + offset), g_nan_poison ? 0xFF : 0x71, bytes);
+    if (g_options.check_races && !emu.shadow.empty()) {
+      const size_t w0 = offset / 2, w1 = std::min(emu.shadow.size(), (offset + bytes) / 2 + 1);
+      std::fill(emu.shadow.begin() + w0, emu.shadow.begin() + w1, shadow_word{});
+    }
   });
-  // A phase no shadow entry holds: the earlier blocks' entries are stale without a clear.
-  // Past half the range (never, in practice) the shadow is cleared once and counting
-  // starts again; a block never runs 2^31 barriers within its time limit.
-  if (emu.epoch >= 0x80000000u) {
-    std::fill(emu.shadow.begin(), emu.shadow.end(), shadow_word{});
-    std::fill(emu.shadow_hi.begin(), emu.shadow_hi.end(), shadow_word{});
-    emu.epoch = 0;
-  }
-  emu.block_epoch = ++emu.epoch;
+  emu.epoch = 1;
   for (uint32_t t = 0; t < n; ++t) {
     thread& th = emu.threads[t];
     th.state = thread_state::runnable;
@@ -660,10 +656,7 @@ void launch(const launch_config& config, const char* name, void (*entry)(void*),
       th.idx = {t % config.block.x, t / config.block.x % config.block.y,
                 t / (config.block.x * config.block.y)};
     }
-    if (g_options.check_races) {
-      emu.shadow.resize(emu.shared_size / 4 + 1);
-      emu.shadow_hi.resize(emu.shared_size / 4 + 1);
-    }
+    if (g_options.check_races) emu.shadow.resize(emu.shared_size / 2 + 1);
     g_dynamic_bytes = config.shared_bytes;
     grid_dim = config.grid;
     block_dim = config.block;

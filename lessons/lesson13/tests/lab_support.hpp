@@ -28,23 +28,11 @@ namespace lesson13::labs {
 // Reports stay in the launch records (the tests print what matters); a hung
 // kernel is stopped well inside the grader's own time limit. `schedule` 0 runs blocks
 // and threads in order (the counters are measured so); see schedules().
-// Races are checked on the in-order draws only. The race check does not depend on the
-// order threads run in (any two unordered accesses to a byte are reported, whichever
-// comes first), so every shape's in-order draw finds what its seeded draw would; the
-// seeded draw is there for the outputs, the effect of an order bug, and skipping the
-// shadow there halves the check's cost (about half of a lab's test CPU: docs/benchmarks.md).
 inline void quiet_emulator(uint64_t schedule = 0) {
   cuda_emu::settings().print_reports = false;
   cuda_emu::settings().time_limit = std::chrono::seconds(4);
   cuda_emu::settings().schedule = schedule;
-  cuda_emu::settings().check_races = schedule == 0;
   cuda_emu::reset();
-}
-
-// After a draw: in order again, races checked, for whatever runs next.
-inline void back_in_order() {
-  cuda_emu::settings().schedule = 0;
-  cuda_emu::settings().check_races = true;
 }
 
 // Correctness draws read no request counters (sectors, wavefronts, bank conflicts), so
@@ -166,7 +154,7 @@ inline matmul_result run_matmul(matmul_fn f, std::mt19937_64& rng, int M, int N,
   dC.poison();
   quiet_emulator(schedule);
   f(dA.ptr, dB.ptr, dC.ptr, M, N, K);
-  back_in_order();
+  cuda_emu::settings().schedule = 0;
   matmul_result r;
   r.C = dC.download();
   r.reference = reference::matmul_reference(A, B, M, N, K);

@@ -53,6 +53,18 @@ inline std::vector<double> input_list(const std::string& section, const std::str
 
 namespace lesson13_figures {
 
+// The file of one GPU run's role in figures.json's "measured" section (ladder, eager, fast,
+// bf16, steps), relative to the repository's root; "" when missing (every figure read from it
+// is then NaN, and fails).
+inline std::string measured(const std::string& role) {
+  const nlohmann::json& j = inputs();
+  if (j.is_object() && j.contains("measured") && j["measured"].contains(role) &&
+      j["measured"][role].is_string())
+    return j["measured"][role].get<std::string>();
+  std::cerr << "figures.json has no measured run for " << role << "\n";
+  return "";
+}
+
 // A timing program's output (lesson13_gpu_bench, one JSON object a line) at `path`, relative
 // to the repository's root: the notes' measured figures are computed from these files, so
 // a new run changes the figures it moves and the checks name each one to update.

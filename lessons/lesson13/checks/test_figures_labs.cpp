@@ -3,9 +3,9 @@
 // and bank counts come from a small model of one warp's addresses (warp_model.hpp: 32
 // lanes, 4-byte floats, 32-byte sectors, 32 banks of 4-byte words), walked over the same
 // launches the lab tests make (128 x 128 x 128 matmuls, attention with n = 256 and d = 32). The
-// ratios of section 6.6 are recomputed from the milliseconds measured on an H200, hard-coded below
-// with the data file they come from. A marked number that drifts, a marker without a computation,
-// or a figure missing from one language fails.
+// measured figures (section 6.6 on) are recomputed from the GPU runs' files that figures.json
+// names by role ("measured"). A marked number that drifts, a marker without a computation, or
+// a figure missing from one language fails; COURSE_FIGURES_WRITE=1 rewrites the drifted ones.
 //
 // Built by CMake into lesson13_checks (in a dev build: ctest --preset dev -R lesson13.checks).
 // By hand, from the repository root (one line):
@@ -141,9 +141,10 @@ TEST_CASE("lab figures in the lesson 13 notes match their computation", "[figure
   const double blocks_50 = std::ceil(50 / Br), active_50 = 50 - (blocks_50 - 1) * Br;
 
   // ---------------- Section 5.6: ratios of the times measured on an H200 ----------------
-  // Milliseconds from lessons/lesson13/bench/ladder-h200-2026-11-29.jsonl (lesson13_gpu_bench
-  // --ladder on one NVIDIA H200, 2026-11-29: medians of CUDA-event timings, fp32).
-  const std::string h200 = "lessons/lesson13/bench/ladder-h200-2026-11-29.jsonl";
+  // Milliseconds from figures.json's measured runs (lesson13_gpu_bench --ladder: medians of
+  // CUDA-event timings; the ladder role is fp32 on one NVIDIA H200, 2026-11-29).
+  using lesson13_figures::measured;
+  const std::string h200 = measured("ladder");
   using lesson13_figures::ladder_ms;
   const double ms_cublas = ladder_ms(h200, "cublas_sgemm", 4096),
                ms_naive = ladder_ms(h200, "matmul_naive", 4096),
@@ -167,17 +168,16 @@ TEST_CASE("lab figures in the lesson 13 notes match their computation", "[figure
   const auto flash_d128 = times(h200, "flash_attention_forward", 128, 5);
   auto attn_flop = [&](double nn, double dd) { return 4.0 * nn * nn * dd; };  // Q K^T and P V
   // The eager baseline (cuBLAS, softmax, cuBLAS) against the lab kernel and the naive
-  // attention, n = 1k, 4k, 16k, 64k: docs/measurements/2026-12-06-issue26-eager/ladder.jsonl
-  // (one NVIDIA H100 80GB HBM3, 2026-12-06, the same bench).
-  const std::string eager = "docs/measurements/2026-12-06-issue26-eager/ladder.jsonl";
+  // attention, n = 1k, 4k, 16k, 64k (the eager role: one NVIDIA H100 80GB HBM3, 2026-12-06).
+  const std::string eager = measured("eager");
   const auto h100_naive_d64 = times(eager, "attention_naive", 64, 4);
   const auto h100_eager_d64 = times(eager, "attention_eager", 64, 4);
   const auto h100_flash_d64 = times(eager, "flash_attention_forward", 64, 4);
   const auto h100_eager_d128 = times(eager, "attention_eager", 128, 4);
   const auto h100_flash_d128 = times(eager, "flash_attention_forward", 128, 4);
-  // The fast references (fast/*.cu) and the baselines on one later run, the same H100, n = 4k
-  // and 16k: docs/measurements/2026-12-06-issue26-fast/ladder-h100.jsonl.
-  const std::string fast = "docs/measurements/2026-12-06-issue26-fast/ladder-h100.jsonl";
+  // The fast references (fast/*.cu) and the baselines, n = 4k and 16k (the fast role: a later
+  // run on the same H100).
+  const std::string fast = measured("fast");
   const double fast_d64[] = {ladder_ms(fast, "flash_attention_fast", 4096, 64),
                              ladder_ms(fast, "flash_attention_fast", 16384, 64)};
   const double fast_eager_d64[] = {ladder_ms(fast, "attention_eager", 4096, 64),
@@ -187,11 +187,10 @@ TEST_CASE("lab figures in the lesson 13 notes match their computation", "[figure
   const double fast_eager_d128[] = {ladder_ms(fast, "attention_eager", 4096, 128),
                                     ladder_ms(fast, "attention_eager", 16384, 128)};
   const double fast_lab_4k_d64 = ladder_ms(fast, "flash_attention_forward", 4096, 64);
-  // bf16 on tensor cores (lab 4's solution) and the eager bf16 attention, 16 heads,
-  // n = 4096: `grader lesson13 --answers --gpu`'s timings on an H100 (gpu_answers-h100.json
-  // beside it), and lab 4's steps timed by solutions/lesson13/bench/wmma_steps on the same machine.
-  const std::string bf16 = "docs/measurements/2026-12-06-lab4-registers/gpu_bench-h100.jsonl";
-  const std::string steps = "docs/measurements/2026-12-06-lab4-registers/wmma_steps-h100.txt";
+  // bf16 on tensor cores (lab 4's solution) and the eager bf16 attention, 16 heads, n = 4096
+  // (the bf16 role: `grader lesson13 --answers --gpu` on an H100), and lab 4's steps timed by
+  // solutions/lesson13/bench/wmma_steps on the same machine (the steps role).
+  const std::string bf16 = measured("bf16"), steps = measured("steps");
   auto step_ms = [&](const char* name, int dd) {
     return lesson13_figures::steps_ms(steps, name, 16, 4096, dd);
   };

@@ -11,8 +11,8 @@
 One module per figure (sectors.py, tiles.py, fa_grid.py, banks.py, roofline.py,
 online_softmax_trace.py), each with a draw() that returns the drawing; svgfig.py writes SVG.
 The ladder charts are bench/plot_ladder.py's, from the timing runs' .jsonl files.
-Numbers shared with the notes' checks live in figures.json; the roofline reads the measured
-times from bench/ladder-h200-2026-11-29.jsonl, and fa-grid and tiles read the labs' tile sizes
+Numbers shared with the notes' checks live in figures.json, and so do the GPU runs that the
+roofline and the ladder charts draw (its "measured" roles); fa-grid and tiles read the labs' tile sizes
 from include/*.hpp. The output is the same bytes on every run and machine.
 """
 import argparse
@@ -29,6 +29,7 @@ import fa_grid  # noqa: E402
 import online_softmax_trace  # noqa: E402
 import roofline  # noqa: E402
 import sectors  # noqa: E402
+import svgfig  # noqa: E402
 import tiles  # noqa: E402
 
 sys.path.insert(0, str(HERE.parent / "bench"))
@@ -44,9 +45,8 @@ FIGURES = {
     "roofline-h200.svg": roofline.draw,
     "online-softmax-trace.svg": online_softmax_trace.draw,
     # The measured ladders, as lesson13_gpu_bench --ladder wrote them (bench/plot_ladder.py).
-    "ladder-h200.svg": lambda: plot_ladder.render(HERE.parent / "bench" / "ladder-h200-2026-11-29.jsonl"),
-    "ladder-h100.svg": lambda: plot_ladder.render(
-        REPO / "docs" / "measurements" / "2026-12-06-issue26-fast" / "ladder-h100.jsonl"),
+    "ladder-h200.svg": lambda: plot_ladder.render(REPO / svgfig.inputs()["measured"]["ladder"]),
+    "ladder-h100.svg": lambda: plot_ladder.render(REPO / svgfig.inputs()["measured"]["fast"]),
 }
 NOTES_FIGURES = HERE.parent / "notes" / "figures"
 COMMAND = "python3 lessons/lesson13/figures/make_figures.py"

@@ -1,6 +1,6 @@
 # Lesson 13 figure roofline-h200.svg (chapter 1 §1.4): the H200's fp32 roofline (peaks from
 # figures.json, as chapter 1 states them) with the course's kernels placed on it as measured
-# (bench/ladder-h200-2026-11-29.jsonl). Each kernel's x is its compulsory intensity: its FLOPs
+# (figures.json's measured.ladder run). Each kernel's x is its compulsory intensity: its FLOPs
 # over the bytes the problem must move at least (inputs read once, outputs written once).
 import json
 
@@ -118,7 +118,7 @@ def draw():
     peak = cfg["h100_sxm"]["fp32_flops"]  # the H200 has the H100 SXM's compute
     bf16 = cfg["h100_sxm"]["bf16_dense_flops"]
     bw = cfg["h200"]["hbm_bytes_per_s"]
-    device, rows = ladder(LESSON / cfg["ladder"]["file"])
+    device, rows = ladder(LESSON.parent.parent / cfg["measured"]["ladder"])
     pts = points(rows)
     svg = Svg(900, 560, "Roofline of an H200 in fp32 with the course's kernels as measured")
     svg.text(20, 26, f"fp32 roofline of the {device['device']}, and the course's kernels as "

@@ -216,7 +216,7 @@ TEST_CASE("lab figures in the lesson 13 notes match their computation", "[figure
   const double h200_hbm_bytes_per_s = lesson13_figures::input("h200", "hbm_bytes_per_s");
   const double fp32_peak_tflops = lesson13_figures::input("h100_sxm", "fp32_flops") / 1e12;
 
-  const std::map<std::string, figure> computed = {
+  std::map<std::string, figure> computed = {
       // Lab 1
       {"labs.naive_a_sectors", exact(sectors(naive_a))},
       {"labs.naive_b_sectors", exact(sectors(naive_b))},
@@ -458,6 +458,29 @@ TEST_CASE("lab figures in the lesson 13 notes match their computation", "[figure
   CHECK(flash.other_shared_worst == 1);  // no conflict anywhere else either
   CHECK(flash.q_read_words == 1);        // the q copy is a broadcast
   CHECK(flash_unpadded.k_read_conflicts == 2031616);
+
+  // The measured milliseconds themselves, as the tables and the text quote them: matmul to
+  // 0.01 ms, attention to four significant digits.
+  auto sig4 = [](double ms) {
+    return rounded(ms, std::max(0, 3 - static_cast<int>(std::floor(std::log10(ms)))));
+  };
+  const char* mm_names[] = {"naive", "coalesced", "tiled", "coarsened", "cublas"};
+  const double mm_ms[] = {ms_naive, ms_coalesced, ms_tiled, ms_coarsened, ms_cublas};
+  for (int i = 0; i < 5; ++i)
+    computed[std::string("labs.ladder_ms_") + mm_names[i]] = rounded(mm_ms[i], 2);
+  const char* size_names[] = {"1k", "4k", "16k", "64k", "256k"};
+  for (int i = 0; i < 5; ++i) {
+    const std::string at = std::string("_") + size_names[i];
+    if (i < 4) {  // the naive attention does not fit at 256k
+      computed["labs.ladder_naive_ms" + at + "_d64"] = sig4(naive_d64[i]);
+      computed["labs.ladder_naive_ms" + at + "_d128"] = sig4(naive_d128[i]);
+    }
+    computed["labs.ladder_flash_ms" + at + "_d64"] = sig4(flash_d64[i]);
+    computed["labs.ladder_flash_ms" + at + "_d128"] = sig4(flash_d128[i]);
+  }
+  computed["labs.fast_mm_ms"] = rounded(fast_mm_ms, 2);
+  computed["labs.fast_mm_cublas_ms"] = rounded(fast_mm_cublas_ms, 2);
+  computed["labs.fast_mm_coarsened_ms"] = rounded(ladder_ms(fast, "matmul_coarsened", 4096), 2);
 
   lesson_checks::check_figures(std::filesystem::path(LESSON_DIR) / "notes", "labs.", computed);
 }

@@ -28,6 +28,12 @@ bool wmma_tried_mtiles_bc32(const __nv_bfloat16* Q, const __nv_bfloat16* K, cons
                             __nv_bfloat16* O, int heads, int n, int d);
 bool wmma_tried_manual_k(const __nv_bfloat16* Q, const __nv_bfloat16* K, const __nv_bfloat16* V,
                          __nv_bfloat16* O, int heads, int n, int d);
+// K's and V's fragments one 16-byte shared load each: K_j's columns permuted, V_j stored
+// transposed (tried_permuted.cu).
+bool wmma_tried_permuted(const __nv_bfloat16* Q, const __nv_bfloat16* K, const __nv_bfloat16* V,
+                         __nv_bfloat16* O, int heads, int n, int d);
+bool wmma_tried_permuted_late_v(const __nv_bfloat16* Q, const __nv_bfloat16* K,
+                                const __nv_bfloat16* V, __nv_bfloat16* O, int heads, int n, int d);
 bool wmma_tried_manual_kv(const __nv_bfloat16* Q, const __nv_bfloat16* K, const __nv_bfloat16* V,
                           __nv_bfloat16* O, int heads, int n, int d);
 

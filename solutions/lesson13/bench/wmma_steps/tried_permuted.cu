@@ -1,0 +1,275 @@
+// Tried on top of lab 4's step 2 (timed by wmma_steps.cu): K's and V's fragments filled by
+// hand with one 16-byte shared load per fragment, as ldmatrix gives the mma.sync reference,
+// where nvcc's wmma::load_matrix_sync makes generic loads and in-register transposes.
+//   K_j is stored with each row's columns permuted within every 32: column 16h + 8u + 2t + v
+//       goes to 8t + 4h + 2u + v, so the four elements lane t holds of a B fragment (rows
+//       2t, 2t + 1, 2t + 8, 2t + 9 of its 16-column chunk), for two chunks, are 16 bytes in
+//       a row;
+//   V_j is stored transposed (a row per dimension, keys permuted the same way), packed two
+//       keys to a 32-bit store, so P V_j's fragments load alike.
+// Rows are padded by 32 bf16 (64 bytes): the two rows a quarter-warp reads sit in opposite
+// halves of the banks. Q's fragments and the output pass through K_j's space unpermuted.
+#include <cuda_bf16.h>
+#include <cuda_runtime.h>
+#include <mma.h>
+
+#include <cstdint>
+
+#include "wmma_steps.hpp"
+
+namespace wmma_steps {
+namespace permuted {
+using namespace nvcuda;
+constexpr int Br = 64, Bc = 64, kThreads = 128, PAD = 32;
+constexpr int LDV = Bc + PAD;  // V_j^T: a row per dimension
+constexpr float kLog2e = 1.4426950408889634f;
+
+__device__ __forceinline__ int acc_row(int lane, int i) { return lane / 4 + 8 * (i / 2 % 2); }
+__device__ __forceinline__ int acc_col(int lane, int i) { return 2 * (lane % 4) + i % 2 + 8 * (i / 4); }
+
+// Where column k of a row is stored (see the top).
+__device__ __forceinline__ int perm(int k) {
+  const int r = k & 31, h = r >> 4, u = (r >> 3) & 1, t = (r >> 1) & 3, v = r & 1;
+  return (k & ~31) + 8 * t + 4 * h + 2 * u + v;
+}
+
+// K_j (or Q): Bc x D in 16-byte pieces, thread by thread along rows.
+template <int D>
+struct row_tile {
+  static constexpr int N = Bc * D / 8 / kThreads;
+  uint4 piece[N];
+  __device__ void fetch(const __nv_bfloat16* M, int first, int n) {
+#pragma unroll
+    for (int t = 0; t < N; ++t) {
+      const int idx = threadIdx.x + t * kThreads, r = idx / (D / 8), c = idx % (D / 8) * 8;
+      piece[t] = first + r < n
+                     ? *reinterpret_cast<const uint4*>(&M[static_cast<size_t>(first + r) * D + c])
+                     : make_uint4(0, 0, 0, 0);
+    }
+  }
+  __device__ void put_plain(__nv_bfloat16* M_s) const {
+#pragma unroll
+    for (int t = 0; t < N; ++t) {
+      const int idx = threadIdx.x + t * kThreads, r = idx / (D / 8), c = idx % (D / 8) * 8;
+      *reinterpret_cast<uint4*>(&M_s[r * (D + PAD) + c]) = piece[t];
+    }
+  }
+  __device__ void put_permuted(__nv_bfloat16* M_s) const {
+#pragma unroll
+    for (int t = 0; t < N; ++t) {
+      const int idx = threadIdx.x + t * kThreads, r = idx / (D / 8), c = idx % (D / 8) * 8;
+      const uint32_t w[4] = {piece[t].x, piece[t].y, piece[t].z, piece[t].w};
+#pragma unroll
+      for (int q = 0; q < 4; ++q)
+        *reinterpret_cast<uint32_t*>(&M_s[r * (D + PAD) + perm(c + 2 * q)]) = w[q];
+    }
+  }
+};
+
+// V_j: lane w of warp `warp` loads keys 2w and 2w + 1, 16 dimensions at a time (chunks
+// warp, warp + 4, ...), and stores them transposed, a key pair to a 32-bit word.
+template <int D>
+struct v_tile {
+  static constexpr int J = D / 64;  // 16-dimension chunks per warp
+  uint4 lo[J][2], hi[J][2];
+  __device__ void fetch(const __nv_bfloat16* V, int first, int n) {
+    const int warp = threadIdx.x / 32, w = threadIdx.x % 32;
+#pragma unroll
+    for (int j = 0; j < J; ++j) {
+      const int d0 = 16 * (warp + 4 * j);
+#pragma unroll
+      for (int half = 0; half < 2; ++half) {
+        const int r0 = first + 2 * w, r1 = r0 + 1;
+        lo[j][half] = r0 < n ? *reinterpret_cast<const uint4*>(&V[size_t(r0) * D + d0 + 8 * half])
+                             : make_uint4(0, 0, 0, 0);
+        hi[j][half] = r1 < n ? *reinterpret_cast<const uint4*>(&V[size_t(r1) * D + d0 + 8 * half])
+                             : make_uint4(0, 0, 0, 0);
+      }
+    }
+  }
+  __device__ void put(__nv_bfloat16* Vt_s) const {
+    const int warp = threadIdx.x / 32, w = threadIdx.x % 32, col = perm(2 * w);
+#pragma unroll
+    for (int j = 0; j < J; ++j) {
+      const int d0 = 16 * (warp + 4 * j);
+#pragma unroll
+      for (int half = 0; half < 2; ++half) {
+        const uint32_t a[4] = {lo[j][half].x, lo[j][half].y, lo[j][half].z, lo[j][half].w};
+        const uint32_t b[4] = {hi[j][half].x, hi[j][half].y, hi[j][half].z, hi[j][half].w};
+#pragma unroll
+        for (int q = 0; q < 4; ++q) {
+          const int e = d0 + 8 * half + 2 * q;
+          *reinterpret_cast<uint32_t*>(&Vt_s[e * LDV + col]) = __byte_perm(a[q], b[q], 0x5410);
+          *reinterpret_cast<uint32_t*>(&Vt_s[(e + 1) * LDV + col]) = __byte_perm(a[q], b[q], 0x7632);
+        }
+      }
+    }
+  }
+};
+
+template <int D>
+constexpr size_t shared_bytes() {
+  return (Bc * (D + PAD) + D * LDV) * sizeof(__nv_bfloat16);
+}
+
+// Two B fragments from one row pair: chunks 2cc and 2cc + 1 of rows `row` and `row` + 8.
+// A B fragment's elements sit in the same registers whichever layout it was declared with
+// (the course's probe, grader/emulator/tests/wmma/), so V^T's rows fill V's row_major B.
+template <class Layout>
+__device__ __forceinline__ void load_pair(
+    wmma::fragment<wmma::matrix_b, 16, 16, 16, __nv_bfloat16, Layout>& b0,
+    wmma::fragment<wmma::matrix_b, 16, 16, 16, __nv_bfloat16, Layout>& b1,
+    const __nv_bfloat16* row_g, const __nv_bfloat16* row_g8) {
+  const uint4 x = *reinterpret_cast<const uint4*>(row_g);
+  const uint4 y = *reinterpret_cast<const uint4*>(row_g8);
+  uint32_t* f0 = reinterpret_cast<uint32_t*>(&b0.x[0]);
+  uint32_t* f1 = reinterpret_cast<uint32_t*>(&b1.x[0]);
+  f0[0] = x.x, f0[1] = x.y, f0[2] = y.x, f0[3] = y.y;
+  f1[0] = x.z, f1[1] = x.w, f1[2] = y.z, f1[3] = y.w;
+}
+
+// EARLY_V: V_j's loads issued before S = Q K_j^T (in flight during it, 32 more registers
+// live there at d = 128), or after it, during the softmax.
+template <int D, bool EARLY_V>
+__global__ void __launch_bounds__(kThreads, D == 64 ? 3 : 1)
+    kernel(const __nv_bfloat16* __restrict__ Q, const __nv_bfloat16* __restrict__ K,
+           const __nv_bfloat16* __restrict__ V, __nv_bfloat16* __restrict__ O, int n) {
+  constexpr int LDK = D + PAD, F = D / 16;
+  extern __shared__ __align__(128) unsigned char smem[];
+  __nv_bfloat16* K_s = reinterpret_cast<__nv_bfloat16*>(smem);
+  __nv_bfloat16* Vt_s = K_s + Bc * LDK;
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, g = lane / 4, t = lane % 4;
+  const size_t head = static_cast<size_t>(blockIdx.y) * n * D;
+  Q += head, K += head, V += head, O += head;
+  const int r0 = blockIdx.x * Br;
+
+  wmma::fragment<wmma::matrix_a, 16, 16, 16, __nv_bfloat16, wmma::row_major> q[F];
+  {
+    row_tile<D> q_tile;
+    q_tile.fetch(Q, r0, n);
+    q_tile.put_plain(K_s);
+  }
+  __syncthreads();
+  for (int f = 0; f < F; ++f) wmma::load_matrix_sync(q[f], K_s + warp * 16 * LDK + f * 16, LDK);
+  __syncthreads();
+  {
+    row_tile<D> k_tile;
+    k_tile.fetch(K, 0, n);
+    k_tile.put_permuted(K_s);
+  }
+  __syncthreads();
+
+  wmma::fragment<wmma::accumulator, 16, 16, 16, float> o[F];
+  for (int f = 0; f < F; ++f) wmma::fill_fragment(o[f], 0.0f);
+  float m[2] = {-INFINITY, -INFINITY}, l[2] = {0.0f, 0.0f};
+
+  for (int j0 = 0; j0 < n; j0 += Bc) {
+    v_tile<D> v_next;
+    if (EARLY_V) v_next.fetch(V, j0, n);
+
+    wmma::fragment<wmma::accumulator, 16, 16, 16, float> s[Bc / 16];
+    for (int c = 0; c < Bc / 16; ++c) wmma::fill_fragment(s[c], 0.0f);
+#pragma unroll
+    for (int cc = 0; cc < D / 32; ++cc)
+#pragma unroll
+      for (int c = 0; c < Bc / 16; ++c) {
+        wmma::fragment<wmma::matrix_b, 16, 16, 16, __nv_bfloat16, wmma::col_major> k0, k1;
+        load_pair(k0, k1, K_s + (16 * c + g) * LDK + 32 * cc + 8 * t,
+                  K_s + (16 * c + g + 8) * LDK + 32 * cc + 8 * t);
+        wmma::mma_sync(s[c], q[2 * cc], k0, s[c]);
+        wmma::mma_sync(s[c], q[2 * cc + 1], k1, s[c]);
+      }
+
+    if (!EARLY_V) v_next.fetch(V, j0, n);
+    float mx[2] = {-INFINITY, -INFINITY};
+    for (int c = 0; c < Bc / 16; ++c)
+      for (int i = 0; i < 8; ++i) {
+        const int h = acc_row(lane, i) / 8;
+        const float x = j0 + c * 16 + acc_col(lane, i) < n ? s[c].x[i] * kLog2e : -INFINITY;
+        s[c].x[i] = x;
+        mx[h] = fmaxf(mx[h], x);
+      }
+    float scale[2], p_sum[2] = {0.0f, 0.0f};
+    for (int h = 0; h < 2; ++h) {
+      mx[h] = fmaxf(mx[h], __shfl_xor_sync(0xffffffffu, mx[h], 1));
+      mx[h] = fmaxf(mx[h], __shfl_xor_sync(0xffffffffu, mx[h], 2));
+      const float m_new = fmaxf(m[h], mx[h]);
+      scale[h] = exp2f(m[h] - m_new);
+      m[h] = m_new;
+    }
+    wmma::fragment<wmma::matrix_a, 16, 16, 16, __nv_bfloat16, wmma::row_major> p[Bc / 16];
+    for (int c = 0; c < Bc / 16; ++c)
+      for (int i = 0; i < 8; ++i) {
+        const float e = exp2f(s[c].x[i] - m[acc_row(lane, i) / 8]);
+        p_sum[acc_row(lane, i) / 8] += e;
+        p[c].x[i] = __float2bfloat16(e);
+      }
+    for (int h = 0; h < 2; ++h) {
+      p_sum[h] += __shfl_xor_sync(0xffffffffu, p_sum[h], 1);
+      p_sum[h] += __shfl_xor_sync(0xffffffffu, p_sum[h], 2);
+      l[h] = l[h] * scale[h] + p_sum[h];
+    }
+    for (int f = 0; f < F; ++f)
+      for (int i = 0; i < 8; ++i) o[f].x[i] *= scale[acc_row(lane, i) / 8];
+    v_next.put(Vt_s);
+    __syncthreads();  // V_j^T is in place, and every warp is done with K_j
+    const bool more = j0 + Bc < n;
+    row_tile<D> k_next;
+    if (more) k_next.fetch(K, j0 + Bc, n);
+
+#pragma unroll
+    for (int kk = 0; kk < Bc / 32; ++kk)
+#pragma unroll
+      for (int f = 0; f < F; ++f) {
+        wmma::fragment<wmma::matrix_b, 16, 16, 16, __nv_bfloat16, wmma::row_major> v0, v1;
+        load_pair(v0, v1, Vt_s + (16 * f + g) * LDV + 32 * kk + 8 * t,
+                  Vt_s + (16 * f + g + 8) * LDV + 32 * kk + 8 * t);
+        wmma::mma_sync(o[f], p[2 * kk], v0, o[f]);
+        wmma::mma_sync(o[f], p[2 * kk + 1], v1, o[f]);
+      }
+    if (more) k_next.put_permuted(K_s);
+    __syncthreads();
+  }
+
+  __nv_bfloat16* O_s = K_s + warp * 16 * LDK;
+  for (int f = 0; f < F; ++f)
+    for (int i = 0; i < 8; ++i)
+      O_s[acc_row(lane, i) * LDK + f * 16 + acc_col(lane, i)] =
+          __float2bfloat16(o[f].x[i] / l[acc_row(lane, i) / 8]);
+  __syncwarp();
+  for (int idx = lane; idx < 16 * D / 8; idx += 32) {
+    const int r = idx / (D / 8), c = idx % (D / 8) * 8;
+    if (r0 + warp * 16 + r < n)
+      *reinterpret_cast<uint4*>(&O[static_cast<size_t>(r0 + warp * 16 + r) * D + c]) =
+          *reinterpret_cast<const uint4*>(&O_s[r * LDK + c]);
+  }
+}
+
+template <int D, bool EARLY_V>
+bool launch(const __nv_bfloat16* Q, const __nv_bfloat16* K, const __nv_bfloat16* V,
+            __nv_bfloat16* O, int heads, int n) {
+  constexpr size_t bytes = shared_bytes<D>();
+  if (cudaFuncSetAttribute(kernel<D, EARLY_V>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                           static_cast<int>(bytes)) != cudaSuccess)
+    return false;
+  kernel<D, EARLY_V><<<dim3((n + Br - 1) / Br, heads), kThreads, bytes>>>(Q, K, V, O, n);
+  return true;
+}
+}  // namespace permuted
+
+bool wmma_tried_permuted(const __nv_bfloat16* Q, const __nv_bfloat16* K, const __nv_bfloat16* V,
+                         __nv_bfloat16* O, int heads, int n, int d) {
+  if (n < 1 || heads < 1) return false;
+  if (d == 64) return permuted::launch<64, true>(Q, K, V, O, heads, n);
+  if (d == 128) return permuted::launch<128, true>(Q, K, V, O, heads, n);
+  return false;
+}
+bool wmma_tried_permuted_late_v(const __nv_bfloat16* Q, const __nv_bfloat16* K,
+                                const __nv_bfloat16* V, __nv_bfloat16* O, int heads, int n, int d) {
+  if (n < 1 || heads < 1) return false;
+  if (d == 64) return permuted::launch<64, false>(Q, K, V, O, heads, n);
+  if (d == 128) return permuted::launch<128, false>(Q, K, V, O, heads, n);
+  return false;
+}
+
+}  // namespace wmma_steps

@@ -257,6 +257,213 @@ bool launch(const __nv_bfloat16* Q, const __nv_bfloat16* K, const __nv_bfloat16*
 }
 }  // namespace permuted
 
+// The same layouts, stored with 16-byte stores only: a thread holds whole 32-column chunks of
+// K_j's rows (and 8 keys of V_j at 8 dimensions) and transposes 4 x 4 words in registers, so
+// each physical 16-byte chunk is one store; K_j's chunks are XOR-swizzled (t ^ cc) so that a
+// quarter-warp's stores and loads both fall in distinct banks.
+namespace permuted2 {
+using namespace nvcuda;
+using permuted::acc_col;
+using permuted::acc_row;
+using permuted::Bc;
+using permuted::Br;
+using permuted::kLog2e;
+using permuted::kThreads;
+using permuted::LDV;
+using permuted::PAD;
+
+template <int D>
+struct k_tile {
+  static constexpr int CPR = D / 32, NU = Bc * CPR / kThreads;  // 32-column chunks
+  uint4 piece[NU][4];
+  __device__ void fetch(const __nv_bfloat16* K, int first, int n) {
+#pragma unroll
+    for (int u = 0; u < NU; ++u) {
+      const int unit = threadIdx.x + u * kThreads, r = unit / CPR, cc = unit % CPR;
+#pragma unroll
+      for (int m = 0; m < 4; ++m)
+        piece[u][m] = first + r < n ? *reinterpret_cast<const uint4*>(
+                                          &K[size_t(first + r) * D + 32 * cc + 8 * m])
+                                    : make_uint4(0, 0, 0, 0);
+    }
+  }
+  // Physical chunk t of a 32-column chunk holds word t of each 16-byte piece m = 0..3.
+  __device__ void put(__nv_bfloat16* K_s) const {
+#pragma unroll
+    for (int u = 0; u < NU; ++u) {
+      const int unit = threadIdx.x + u * kThreads, r = unit / CPR, cc = unit % CPR;
+      __nv_bfloat16* row = K_s + r * (D + PAD) + 32 * cc;
+      const uint4* p = piece[u];
+      *reinterpret_cast<uint4*>(row + 8 * (0 ^ (cc & 3))) = make_uint4(p[0].x, p[1].x, p[2].x, p[3].x);
+      *reinterpret_cast<uint4*>(row + 8 * (1 ^ (cc & 3))) = make_uint4(p[0].y, p[1].y, p[2].y, p[3].y);
+      *reinterpret_cast<uint4*>(row + 8 * (2 ^ (cc & 3))) = make_uint4(p[0].z, p[1].z, p[2].z, p[3].z);
+      *reinterpret_cast<uint4*>(row + 8 * (3 ^ (cc & 3))) = make_uint4(p[0].w, p[1].w, p[2].w, p[3].w);
+    }
+  }
+};
+
+// V_j: a thread owns keys 32c + {2t, 2t + 8, 2t + 16, 2t + 24} (and each + 1) at dimensions
+// 8dg .. 8dg + 7; lane = t + 4 (c + 2 dg'), dg = dg' + 4 warp. At d = 64 half the warps idle.
+template <int D>
+struct v_tile {
+  uint4 row[4][2];  // [pair j][key 2t + 8j or + 1]
+  __device__ bool mine() const { return threadIdx.x / 32 * 4 + threadIdx.x % 32 / 8 < D / 8; }
+  __device__ void fetch(const __nv_bfloat16* V, int first, int n) {
+    const int lane = threadIdx.x % 32, t = lane % 4, c = lane / 4 % 2;
+    const int dg = lane / 8 + 4 * (threadIdx.x / 32);
+    if (!mine()) return;
+#pragma unroll
+    for (int j = 0; j < 4; ++j)
+#pragma unroll
+      for (int b = 0; b < 2; ++b) {
+        const int key = first + 32 * c + 2 * t + 8 * j + b;
+        row[j][b] = key < n ? *reinterpret_cast<const uint4*>(&V[size_t(key) * D + 8 * dg])
+                            : make_uint4(0, 0, 0, 0);
+      }
+  }
+  __device__ void put(__nv_bfloat16* Vt_s) const {
+    const int lane = threadIdx.x % 32, t = lane % 4, c = lane / 4 % 2;
+    const int dg = lane / 8 + 4 * (threadIdx.x / 32);
+    if (!mine()) return;
+#pragma unroll
+    for (int e = 0; e < 8; ++e) {
+      uint32_t w[4];
+#pragma unroll
+      for (int j = 0; j < 4; ++j) {
+        const uint32_t a = e / 2 == 0 ? row[j][0].x : e / 2 == 1 ? row[j][0].y : e / 2 == 2 ? row[j][0].z : row[j][0].w;
+        const uint32_t b = e / 2 == 0 ? row[j][1].x : e / 2 == 1 ? row[j][1].y : e / 2 == 2 ? row[j][1].z : row[j][1].w;
+        w[j] = __byte_perm(a, b, e % 2 ? 0x7632 : 0x5410);
+      }
+      *reinterpret_cast<uint4*>(&Vt_s[(8 * dg + e) * LDV + 32 * c + 8 * t]) = make_uint4(w[0], w[1], w[2], w[3]);
+    }
+  }
+};
+
+template <int D>
+__global__ void __launch_bounds__(kThreads, D == 64 ? 3 : 1)
+    kernel(const __nv_bfloat16* __restrict__ Q, const __nv_bfloat16* __restrict__ K,
+           const __nv_bfloat16* __restrict__ V, __nv_bfloat16* __restrict__ O, int n) {
+  constexpr int LDK = D + PAD, F = D / 16;
+  extern __shared__ __align__(128) unsigned char smem[];
+  __nv_bfloat16* K_s = reinterpret_cast<__nv_bfloat16*>(smem);
+  __nv_bfloat16* Vt_s = K_s + Bc * LDK;
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, g = lane / 4, t = lane % 4;
+  const size_t head = static_cast<size_t>(blockIdx.y) * n * D;
+  Q += head, K += head, V += head, O += head;
+  const int r0 = blockIdx.x * Br;
+
+  wmma::fragment<wmma::matrix_a, 16, 16, 16, __nv_bfloat16, wmma::row_major> q[F];
+  {
+    permuted::row_tile<D> q_tile;
+    q_tile.fetch(Q, r0, n);
+    q_tile.put_plain(K_s);
+  }
+  __syncthreads();
+  for (int f = 0; f < F; ++f) wmma::load_matrix_sync(q[f], K_s + warp * 16 * LDK + f * 16, LDK);
+  __syncthreads();
+  {
+    k_tile<D> k_first;
+    k_first.fetch(K, 0, n);
+    k_first.put(K_s);
+  }
+  __syncthreads();
+
+  wmma::fragment<wmma::accumulator, 16, 16, 16, float> o[F];
+  for (int f = 0; f < F; ++f) wmma::fill_fragment(o[f], 0.0f);
+  float m[2] = {-INFINITY, -INFINITY}, l[2] = {0.0f, 0.0f};
+
+  for (int j0 = 0; j0 < n; j0 += Bc) {
+    wmma::fragment<wmma::accumulator, 16, 16, 16, float> s[Bc / 16];
+    for (int c = 0; c < Bc / 16; ++c) wmma::fill_fragment(s[c], 0.0f);
+#pragma unroll
+    for (int cc = 0; cc < D / 32; ++cc)
+#pragma unroll
+      for (int c = 0; c < Bc / 16; ++c) {
+        wmma::fragment<wmma::matrix_b, 16, 16, 16, __nv_bfloat16, wmma::col_major> k0, k1;
+        const int col = 32 * cc + 8 * (t ^ (cc & 3));
+        permuted::load_pair(k0, k1, K_s + (16 * c + g) * LDK + col, K_s + (16 * c + g + 8) * LDK + col);
+        wmma::mma_sync(s[c], q[2 * cc], k0, s[c]);
+        wmma::mma_sync(s[c], q[2 * cc + 1], k1, s[c]);
+      }
+    v_tile<D> v_next;
+    v_next.fetch(V, j0, n);
+
+    float mx[2] = {-INFINITY, -INFINITY};
+    for (int c = 0; c < Bc / 16; ++c)
+      for (int i = 0; i < 8; ++i) {
+        const int h = acc_row(lane, i) / 8;
+        const float x = j0 + c * 16 + acc_col(lane, i) < n ? s[c].x[i] * kLog2e : -INFINITY;
+        s[c].x[i] = x;
+        mx[h] = fmaxf(mx[h], x);
+      }
+    float scale[2], p_sum[2] = {0.0f, 0.0f};
+    for (int h = 0; h < 2; ++h) {
+      mx[h] = fmaxf(mx[h], __shfl_xor_sync(0xffffffffu, mx[h], 1));
+      mx[h] = fmaxf(mx[h], __shfl_xor_sync(0xffffffffu, mx[h], 2));
+      const float m_new = fmaxf(m[h], mx[h]);
+      scale[h] = exp2f(m[h] - m_new);
+      m[h] = m_new;
+    }
+    wmma::fragment<wmma::matrix_a, 16, 16, 16, __nv_bfloat16, wmma::row_major> p[Bc / 16];
+    for (int c = 0; c < Bc / 16; ++c)
+      for (int i = 0; i < 8; ++i) {
+        const float e = exp2f(s[c].x[i] - m[acc_row(lane, i) / 8]);
+        p_sum[acc_row(lane, i) / 8] += e;
+        p[c].x[i] = __float2bfloat16(e);
+      }
+    for (int h = 0; h < 2; ++h) {
+      p_sum[h] += __shfl_xor_sync(0xffffffffu, p_sum[h], 1);
+      p_sum[h] += __shfl_xor_sync(0xffffffffu, p_sum[h], 2);
+      l[h] = l[h] * scale[h] + p_sum[h];
+    }
+    for (int f = 0; f < F; ++f)
+      for (int i = 0; i < 8; ++i) o[f].x[i] *= scale[acc_row(lane, i) / 8];
+    v_next.put(Vt_s);
+    __syncthreads();
+    const bool more = j0 + Bc < n;
+    k_tile<D> k_next;
+    if (more) k_next.fetch(K, j0 + Bc, n);
+
+#pragma unroll
+    for (int kk = 0; kk < Bc / 32; ++kk)
+#pragma unroll
+      for (int f = 0; f < F; ++f) {
+        wmma::fragment<wmma::matrix_b, 16, 16, 16, __nv_bfloat16, wmma::row_major> v0, v1;
+        permuted::load_pair(v0, v1, Vt_s + (16 * f + g) * LDV + 32 * kk + 8 * t,
+                            Vt_s + (16 * f + g + 8) * LDV + 32 * kk + 8 * t);
+        wmma::mma_sync(o[f], p[2 * kk], v0, o[f]);
+        wmma::mma_sync(o[f], p[2 * kk + 1], v1, o[f]);
+      }
+    if (more) k_next.put(K_s);
+    __syncthreads();
+  }
+
+  __nv_bfloat16* O_s = K_s + warp * 16 * LDK;
+  for (int f = 0; f < F; ++f)
+    for (int i = 0; i < 8; ++i)
+      O_s[acc_row(lane, i) * LDK + f * 16 + acc_col(lane, i)] =
+          __float2bfloat16(o[f].x[i] / l[acc_row(lane, i) / 8]);
+  __syncwarp();
+  for (int idx = lane; idx < 16 * D / 8; idx += 32) {
+    const int r = idx / (D / 8), c = idx % (D / 8) * 8;
+    if (r0 + warp * 16 + r < n)
+      *reinterpret_cast<uint4*>(&O[static_cast<size_t>(r0 + warp * 16 + r) * D + c]) =
+          *reinterpret_cast<const uint4*>(&O_s[r * LDK + c]);
+  }
+}
+
+template <int D>
+bool launch(const __nv_bfloat16* Q, const __nv_bfloat16* K, const __nv_bfloat16* V,
+            __nv_bfloat16* O, int heads, int n) {
+  constexpr size_t bytes = permuted::shared_bytes<D>();
+  if (cudaFuncSetAttribute(kernel<D>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                           static_cast<int>(bytes)) != cudaSuccess)
+    return false;
+  kernel<D><<<dim3((n + Br - 1) / Br, heads), kThreads, bytes>>>(Q, K, V, O, n);
+  return true;
+}
+}  // namespace permuted2
+
 bool wmma_tried_permuted(const __nv_bfloat16* Q, const __nv_bfloat16* K, const __nv_bfloat16* V,
                          __nv_bfloat16* O, int heads, int n, int d) {
   if (n < 1 || heads < 1) return false;
@@ -269,6 +476,15 @@ bool wmma_tried_permuted_late_v(const __nv_bfloat16* Q, const __nv_bfloat16* K,
   if (n < 1 || heads < 1) return false;
   if (d == 64) return permuted::launch<64, false>(Q, K, V, O, heads, n);
   if (d == 128) return permuted::launch<128, false>(Q, K, V, O, heads, n);
+  return false;
+}
+
+bool wmma_tried_permuted_swizzled(const __nv_bfloat16* Q, const __nv_bfloat16* K,
+                                  const __nv_bfloat16* V, __nv_bfloat16* O, int heads, int n,
+                                  int d) {
+  if (n < 1 || heads < 1) return false;
+  if (d == 64) return permuted2::launch<64>(Q, K, V, O, heads, n);
+  if (d == 128) return permuted2::launch<128>(Q, K, V, O, heads, n);
   return false;
 }
 

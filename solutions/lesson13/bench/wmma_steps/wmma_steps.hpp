@@ -34,6 +34,11 @@ bool wmma_tried_permuted(const __nv_bfloat16* Q, const __nv_bfloat16* K, const _
                          __nv_bfloat16* O, int heads, int n, int d);
 bool wmma_tried_permuted_late_v(const __nv_bfloat16* Q, const __nv_bfloat16* K,
                                 const __nv_bfloat16* V, __nv_bfloat16* O, int heads, int n, int d);
+// The same layouts with 16-byte stores only (4 x 4 words transposed in registers) and
+// K_j's chunks XOR-swizzled.
+bool wmma_tried_permuted_swizzled(const __nv_bfloat16* Q, const __nv_bfloat16* K,
+                                  const __nv_bfloat16* V, __nv_bfloat16* O, int heads, int n,
+                                  int d);
 bool wmma_tried_manual_kv(const __nv_bfloat16* Q, const __nv_bfloat16* K, const __nv_bfloat16* V,
                           __nv_bfloat16* O, int heads, int n, int d);
 

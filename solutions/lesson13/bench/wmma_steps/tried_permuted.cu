@@ -266,20 +266,20 @@ using namespace nvcuda;
 using permuted::acc_col;
 using permuted::acc_row;
 using permuted::Bc;
-using permuted::Br;
 using permuted::kLog2e;
-using permuted::kThreads;
 using permuted::LDV;
 using permuted::PAD;
 
-template <int D>
+template <int D, int W>
 struct k_tile {
-  static constexpr int CPR = D / 32, NU = Bc * CPR / kThreads;  // 32-column chunks
+  static constexpr int kThreads = 32 * W, CPR = D / 32, UNITS = Bc * CPR;
+  static constexpr int NU = (UNITS + kThreads - 1) / kThreads;  // d = 64, W = 8: half idle
   uint4 piece[NU][4];
   __device__ void fetch(const __nv_bfloat16* K, int first, int n) {
 #pragma unroll
     for (int u = 0; u < NU; ++u) {
       const int unit = threadIdx.x + u * kThreads, r = unit / CPR, cc = unit % CPR;
+      if (unit >= UNITS) break;
 #pragma unroll
       for (int m = 0; m < 4; ++m)
         piece[u][m] = first + r < n ? *reinterpret_cast<const uint4*>(
@@ -292,6 +292,7 @@ struct k_tile {
 #pragma unroll
     for (int u = 0; u < NU; ++u) {
       const int unit = threadIdx.x + u * kThreads, r = unit / CPR, cc = unit % CPR;
+      if (unit >= UNITS) break;
       __nv_bfloat16* row = K_s + r * (D + PAD) + 32 * cc;
       const uint4* p = piece[u];
       *reinterpret_cast<uint4*>(row + 8 * (0 ^ (cc & 3))) = make_uint4(p[0].x, p[1].x, p[2].x, p[3].x);
@@ -305,7 +306,7 @@ struct k_tile {
 // V_j: a thread owns keys 32c + {2t, 2t + 8, 2t + 16, 2t + 24} (and each + 1) at dimensions
 // 8dg .. 8dg + 7; lane = t + 4 (c + 2 dg'), dg = dg' + 4 warp. At d = 64 half the warps idle.
 template <int D>
-struct v_tile {
+struct v_tile {  // warps 4 and up (W = 8) idle here
   uint4 row[4][2];  // [pair j][key 2t + 8j or + 1]
   __device__ bool mine() const { return threadIdx.x / 32 * 4 + threadIdx.x % 32 / 8 < D / 8; }
   __device__ void fetch(const __nv_bfloat16* V, int first, int n) {
@@ -339,11 +340,12 @@ struct v_tile {
   }
 };
 
-template <int D>
-__global__ void __launch_bounds__(kThreads, D == 64 ? 3 : 1)
+// W warps: Br = 16 W query rows a block (W = 8: each K_j and V_j tile serves twice the rows).
+template <int D, int W>
+__global__ void __launch_bounds__(32 * W, W == 4 && D == 64 ? 3 : 1)
     kernel(const __nv_bfloat16* __restrict__ Q, const __nv_bfloat16* __restrict__ K,
            const __nv_bfloat16* __restrict__ V, __nv_bfloat16* __restrict__ O, int n) {
-  constexpr int LDK = D + PAD, F = D / 16;
+  constexpr int LDK = D + PAD, F = D / 16, Br = 16 * W;
   extern __shared__ __align__(128) unsigned char smem[];
   __nv_bfloat16* K_s = reinterpret_cast<__nv_bfloat16*>(smem);
   __nv_bfloat16* Vt_s = K_s + Bc * LDK;
@@ -354,15 +356,20 @@ __global__ void __launch_bounds__(kThreads, D == 64 ? 3 : 1)
 
   wmma::fragment<wmma::matrix_a, 16, 16, 16, __nv_bfloat16, wmma::row_major> q[F];
   {
-    permuted::row_tile<D> q_tile;
-    q_tile.fetch(Q, r0, n);
-    q_tile.put_plain(K_s);
+    // Br rows of Q through K_j's and V_j^T's space (enough for 128 rows).
+    for (int part = 0; part < Br / Bc; ++part) {
+      permuted::row_tile<D> q_tile;
+      if (threadIdx.x < 128) {
+        q_tile.fetch(Q, r0 + part * Bc, n);
+        q_tile.put_plain(K_s + part * Bc * LDK);
+      }
+    }
   }
   __syncthreads();
   for (int f = 0; f < F; ++f) wmma::load_matrix_sync(q[f], K_s + warp * 16 * LDK + f * 16, LDK);
   __syncthreads();
   {
-    k_tile<D> k_first;
+    k_tile<D, W> k_first;
     k_first.fetch(K, 0, n);
     k_first.put(K_s);
   }
@@ -421,7 +428,7 @@ __global__ void __launch_bounds__(kThreads, D == 64 ? 3 : 1)
     v_next.put(Vt_s);
     __syncthreads();
     const bool more = j0 + Bc < n;
-    k_tile<D> k_next;
+    k_tile<D, W> k_next;
     if (more) k_next.fetch(K, j0 + Bc, n);
 
 #pragma unroll
@@ -452,14 +459,16 @@ __global__ void __launch_bounds__(kThreads, D == 64 ? 3 : 1)
   }
 }
 
-template <int D>
+template <int D, int W>
 bool launch(const __nv_bfloat16* Q, const __nv_bfloat16* K, const __nv_bfloat16* V,
             __nv_bfloat16* O, int heads, int n) {
-  constexpr size_t bytes = permuted::shared_bytes<D>();
-  if (cudaFuncSetAttribute(kernel<D>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+  constexpr int Br = 16 * W;
+  constexpr size_t tiles = permuted::shared_bytes<D>(), q = size_t(Br) * (D + PAD) * 2;
+  constexpr size_t bytes = tiles > q ? tiles : q;
+  if (cudaFuncSetAttribute(kernel<D, W>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                            static_cast<int>(bytes)) != cudaSuccess)
     return false;
-  kernel<D><<<dim3((n + Br - 1) / Br, heads), kThreads, bytes>>>(Q, K, V, O, n);
+  kernel<D, W><<<dim3((n + Br - 1) / Br, heads), 32 * W, bytes>>>(Q, K, V, O, n);
   return true;
 }
 }  // namespace permuted2
@@ -483,8 +492,16 @@ bool wmma_tried_permuted_swizzled(const __nv_bfloat16* Q, const __nv_bfloat16* K
                                   const __nv_bfloat16* V, __nv_bfloat16* O, int heads, int n,
                                   int d) {
   if (n < 1 || heads < 1) return false;
-  if (d == 64) return permuted2::launch<64>(Q, K, V, O, heads, n);
-  if (d == 128) return permuted2::launch<128>(Q, K, V, O, heads, n);
+  if (d == 64) return permuted2::launch<64, 4>(Q, K, V, O, heads, n);
+  if (d == 128) return permuted2::launch<128, 4>(Q, K, V, O, heads, n);
+  return false;
+}
+bool wmma_tried_permuted_swizzled_8w(const __nv_bfloat16* Q, const __nv_bfloat16* K,
+                                     const __nv_bfloat16* V, __nv_bfloat16* O, int heads, int n,
+                                     int d) {
+  if (n < 1 || heads < 1) return false;
+  if (d == 64) return permuted2::launch<64, 8>(Q, K, V, O, heads, n);
+  if (d == 128) return permuted2::launch<128, 8>(Q, K, V, O, heads, n);
   return false;
 }
 

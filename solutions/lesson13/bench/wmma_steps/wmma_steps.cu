@@ -150,7 +150,8 @@ int main(int argc, char** argv) {
                         {"tried-permuted", wmma_tried_permuted},
                         {"tried-permuted-late-v", wmma_tried_permuted_late_v},
                         {"tried-permuted-swizzled", wmma_tried_permuted_swizzled},
-                        {"tried-permuted-swizzled-8w", wmma_tried_permuted_swizzled_8w}};
+                        {"tried-permuted-swizzled-8w", wmma_tried_permuted_swizzled_8w},
+                        {"tried-permuted-double", wmma_tried_permuted_double}};
   if (argc == 3) {  // one variant, one timing at heads 16, n 4096 (for ncu)
     for (auto& vr : vs)
       if (!std::strcmp(vr.name, argv[1]))

@@ -39,6 +39,9 @@ bool wmma_tried_permuted_late_v(const __nv_bfloat16* Q, const __nv_bfloat16* K,
 bool wmma_tried_permuted_swizzled(const __nv_bfloat16* Q, const __nv_bfloat16* K,
                                   const __nv_bfloat16* V, __nv_bfloat16* O, int heads, int n,
                                   int d);
+// tried_permuted_swizzled_8w with K_j and V_j^T double-buffered, one barrier a key tile.
+bool wmma_tried_permuted_double(const __nv_bfloat16* Q, const __nv_bfloat16* K,
+                                const __nv_bfloat16* V, __nv_bfloat16* O, int heads, int n, int d);
 // The same with 8 warps, 128 query rows a block.
 bool wmma_tried_permuted_swizzled_8w(const __nv_bfloat16* Q, const __nv_bfloat16* K,
                                      const __nv_bfloat16* V, __nv_bfloat16* O, int heads, int n,

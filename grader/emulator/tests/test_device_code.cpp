@@ -65,3 +65,13 @@ TEST_CASE("min and max accept float and double in a .cu file, as CUDA's math hea
   // max(x, 0.0f) in a kernel is an ambiguous call and the file does not compile.
   CHECK(adv_float_min_max_compiles());
 }
+
+TEST_CASE("__byte_perm picks bytes of y:x as the selector's nibbles say", "[adversarial]") {
+  quiet q;
+  const std::vector<unsigned> sel = {0x5410u, 0x7632u, 0x0123u, 0x7777u, 0x3210u};
+  device_buffer<unsigned> s(sel), out(sel.size());
+  adv_byte_perm(s.ptr, out.ptr, static_cast<int>(sel.size()));
+  REQUIRE(last().ok());
+  CHECK(out.download() ==
+        std::vector<unsigned>{0x55441100u, 0x77663322u, 0x00112233u, 0x77777777u, 0x33221100u});
+}

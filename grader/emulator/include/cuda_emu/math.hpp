@@ -1,6 +1,6 @@
 // CUDA's device math beyond <math.h> for the CPU emulator: integer, float and
-// double min/max, and the fast-math intrinsics (__expf, __logf, __fdividef,
-// rsqrtf, __saturatef), which the emulator computes exactly. Part of
+// double min/max, the fast-math intrinsics (__expf, __logf, __fdividef,
+// rsqrtf, __saturatef), which the emulator computes exactly, and __byte_perm. Part of
 // cuda_emu/cuda.hpp; include that, not this.
 #pragma once
 
@@ -53,4 +53,14 @@ inline float rsqrtf(float x) {
 }
 inline float __saturatef(float x) {
   return x < 0.0f ? 0.0f : x > 1.0f ? 1.0f : x;
+}
+
+// Byte n of the result is byte (s >> 4n) & 7 of the 8 bytes y:x (x the low four), as PTX's
+// prmt in its default mode; used to pack two bf16 or half values into one word.
+inline unsigned __byte_perm(unsigned x, unsigned y, unsigned s) {
+  const unsigned long long bytes = (static_cast<unsigned long long>(y) << 32) | x;
+  unsigned r = 0;
+  for (int n = 0; n < 4; ++n)
+    r |= static_cast<unsigned>((bytes >> (8 * ((s >> (4 * n)) & 7))) & 0xFF) << (8 * n);
+  return r;
 }

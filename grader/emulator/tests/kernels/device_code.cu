@@ -77,3 +77,12 @@ constexpr bool adv_has_min_max = requires(T a, T b) {
 bool adv_float_min_max_compiles() {
   return adv_has_min_max<float> && adv_has_min_max<double>;
 }
+
+// __byte_perm in a kernel: each thread packs with one selector (the low halves of x and y,
+// the high halves, x's bytes reversed, y's top byte four times).
+__global__ void adv_byte_perm_kernel(const unsigned* sel, unsigned* out) {
+  out[threadIdx.x] = __byte_perm(0x33221100u, 0x77665544u, sel[threadIdx.x]);
+}
+void adv_byte_perm(const unsigned* sel, unsigned* out, int n) {
+  adv_byte_perm_kernel<<<1, n>>>(sel, out);
+}

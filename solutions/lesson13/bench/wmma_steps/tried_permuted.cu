@@ -1,71 +1,13 @@
-// Tried on top of lab 4's step 2 (timed by wmma_steps.cu): K's and V's fragments filled by
-// hand with one 16-byte shared load per fragment, as ldmatrix gives the mma.sync reference,
-// where nvcc's wmma::load_matrix_sync makes generic loads and in-register transposes.
-//   K_j is stored with each row's columns permuted within every 32: column 16h + 8u + 2t + v
-//       goes to 8t + 4h + 2u + v, so the four elements lane t holds of a B fragment (rows
-//       2t, 2t + 1, 2t + 8, 2t + 9 of its 16-column chunk), for two chunks, are 16 bytes in
-//       a row;
-//   V_j is stored transposed (a row per dimension, keys permuted the same way), packed two
-//       keys to a 32-bit store, so P V_j's fragments load alike.
-// Rows are padded by 32 bf16 (64 bytes): the two rows a quarter-warp reads sit in opposite
-// halves of the banks. Q's fragments and the output pass through K_j's space unpermuted.
-#include <cuda_bf16.h>
-#include <cuda_runtime.h>
-#include <mma.h>
-
-#include <cstdint>
-
+// Lab 4 trials on the permuted layouts of tried_permuted.hpp, timed by wmma_steps.cu:
+// tried-permuted and tried-permuted-late-v store K_j and V_j^T with 32-bit stores (V_j's loads
+// in flight during S, or issued after it); tried-permuted-swizzled and -8w store them with
+// 16-byte stores only, on 4 and on 8 warps.
+#include "tried_permuted.hpp"
 #include "wmma_steps.hpp"
 
 namespace wmma_steps {
 namespace permuted {
 using namespace nvcuda;
-constexpr int Br = 64, Bc = 64, kThreads = 128, PAD = 32;
-constexpr int LDV = Bc + PAD;  // V_j^T: a row per dimension
-constexpr float kLog2e = 1.4426950408889634f;
-
-__device__ __forceinline__ int acc_row(int lane, int i) { return lane / 4 + 8 * (i / 2 % 2); }
-__device__ __forceinline__ int acc_col(int lane, int i) { return 2 * (lane % 4) + i % 2 + 8 * (i / 4); }
-
-// Where column k of a row is stored (see the top).
-__device__ __forceinline__ int perm(int k) {
-  const int r = k & 31, h = r >> 4, u = (r >> 3) & 1, t = (r >> 1) & 3, v = r & 1;
-  return (k & ~31) + 8 * t + 4 * h + 2 * u + v;
-}
-
-// K_j (or Q): Bc x D in 16-byte pieces, thread by thread along rows.
-template <int D>
-struct row_tile {
-  static constexpr int N = Bc * D / 8 / kThreads;
-  uint4 piece[N];
-  __device__ void fetch(const __nv_bfloat16* M, int first, int n) {
-#pragma unroll
-    for (int t = 0; t < N; ++t) {
-      const int idx = threadIdx.x + t * kThreads, r = idx / (D / 8), c = idx % (D / 8) * 8;
-      piece[t] = first + r < n
-                     ? *reinterpret_cast<const uint4*>(&M[static_cast<size_t>(first + r) * D + c])
-                     : make_uint4(0, 0, 0, 0);
-    }
-  }
-  __device__ void put_plain(__nv_bfloat16* M_s) const {
-#pragma unroll
-    for (int t = 0; t < N; ++t) {
-      const int idx = threadIdx.x + t * kThreads, r = idx / (D / 8), c = idx % (D / 8) * 8;
-      *reinterpret_cast<uint4*>(&M_s[r * (D + PAD) + c]) = piece[t];
-    }
-  }
-  __device__ void put_permuted(__nv_bfloat16* M_s) const {
-#pragma unroll
-    for (int t = 0; t < N; ++t) {
-      const int idx = threadIdx.x + t * kThreads, r = idx / (D / 8), c = idx % (D / 8) * 8;
-      const uint32_t w[4] = {piece[t].x, piece[t].y, piece[t].z, piece[t].w};
-#pragma unroll
-      for (int q = 0; q < 4; ++q)
-        *reinterpret_cast<uint32_t*>(&M_s[r * (D + PAD) + perm(c + 2 * q)]) = w[q];
-    }
-  }
-};
-
 // V_j: lane w of warp `warp` loads keys 2w and 2w + 1, 16 dimensions at a time (chunks
 // warp, warp + 4, ...), and stores them transposed, a key pair to a 32-bit word.
 template <int D>
@@ -106,27 +48,6 @@ struct v_tile {
     }
   }
 };
-
-template <int D>
-constexpr size_t shared_bytes() {
-  return (Bc * (D + PAD) + D * LDV) * sizeof(__nv_bfloat16);
-}
-
-// Two B fragments from one row pair: chunks 2cc and 2cc + 1 of rows `row` and `row` + 8.
-// A B fragment's elements sit in the same registers whichever layout it was declared with
-// (the course's probe, grader/emulator/tests/wmma/), so V^T's rows fill V's row_major B.
-template <class Layout>
-__device__ __forceinline__ void load_pair(
-    wmma::fragment<wmma::matrix_b, 16, 16, 16, __nv_bfloat16, Layout>& b0,
-    wmma::fragment<wmma::matrix_b, 16, 16, 16, __nv_bfloat16, Layout>& b1,
-    const __nv_bfloat16* row_g, const __nv_bfloat16* row_g8) {
-  const uint4 x = *reinterpret_cast<const uint4*>(row_g);
-  const uint4 y = *reinterpret_cast<const uint4*>(row_g8);
-  uint32_t* f0 = reinterpret_cast<uint32_t*>(&b0.x[0]);
-  uint32_t* f1 = reinterpret_cast<uint32_t*>(&b1.x[0]);
-  f0[0] = x.x, f0[1] = x.y, f0[2] = y.x, f0[3] = y.y;
-  f1[0] = x.z, f1[1] = x.w, f1[2] = y.z, f1[3] = y.w;
-}
 
 // EARLY_V: V_j's loads issued before S = Q K_j^T (in flight during it, 32 more registers
 // live there at d = 128), or after it, during the softmax.
@@ -257,10 +178,6 @@ bool launch(const __nv_bfloat16* Q, const __nv_bfloat16* K, const __nv_bfloat16*
 }
 }  // namespace permuted
 
-// The same layouts, stored with 16-byte stores only: a thread holds whole 32-column chunks of
-// K_j's rows (and 8 keys of V_j at 8 dimensions) and transposes 4 x 4 words in registers, so
-// each physical 16-byte chunk is one store; K_j's chunks are XOR-swizzled (t ^ cc) so that a
-// quarter-warp's stores and loads both fall in distinct banks.
 namespace permuted2 {
 using namespace nvcuda;
 using permuted::acc_col;
@@ -269,39 +186,6 @@ using permuted::Bc;
 using permuted::kLog2e;
 using permuted::LDV;
 using permuted::PAD;
-
-template <int D, int W>
-struct k_tile {
-  static constexpr int kThreads = 32 * W, CPR = D / 32, UNITS = Bc * CPR;
-  static constexpr int NU = (UNITS + kThreads - 1) / kThreads;  // d = 64, W = 8: half idle
-  uint4 piece[NU][4];
-  __device__ void fetch(const __nv_bfloat16* K, int first, int n) {
-#pragma unroll
-    for (int u = 0; u < NU; ++u) {
-      const int unit = threadIdx.x + u * kThreads, r = unit / CPR, cc = unit % CPR;
-      if (unit >= UNITS) break;
-#pragma unroll
-      for (int m = 0; m < 4; ++m)
-        piece[u][m] = first + r < n ? *reinterpret_cast<const uint4*>(
-                                          &K[size_t(first + r) * D + 32 * cc + 8 * m])
-                                    : make_uint4(0, 0, 0, 0);
-    }
-  }
-  // Physical chunk t of a 32-column chunk holds word t of each 16-byte piece m = 0..3.
-  __device__ void put(__nv_bfloat16* K_s) const {
-#pragma unroll
-    for (int u = 0; u < NU; ++u) {
-      const int unit = threadIdx.x + u * kThreads, r = unit / CPR, cc = unit % CPR;
-      if (unit >= UNITS) break;
-      __nv_bfloat16* row = K_s + r * (D + PAD) + 32 * cc;
-      const uint4* p = piece[u];
-      *reinterpret_cast<uint4*>(row + 8 * (0 ^ (cc & 3))) = make_uint4(p[0].x, p[1].x, p[2].x, p[3].x);
-      *reinterpret_cast<uint4*>(row + 8 * (1 ^ (cc & 3))) = make_uint4(p[0].y, p[1].y, p[2].y, p[3].y);
-      *reinterpret_cast<uint4*>(row + 8 * (2 ^ (cc & 3))) = make_uint4(p[0].z, p[1].z, p[2].z, p[3].z);
-      *reinterpret_cast<uint4*>(row + 8 * (3 ^ (cc & 3))) = make_uint4(p[0].w, p[1].w, p[2].w, p[3].w);
-    }
-  }
-};
 
 // V_j: a thread owns keys 32c + {2t, 2t + 8, 2t + 16, 2t + 24} (and each + 1) at dimensions
 // 8dg .. 8dg + 7; lane = t + 4 (c + 2 dg'), dg = dg' + 4 warp. At d = 64 half the warps idle.
@@ -473,189 +357,6 @@ bool launch(const __nv_bfloat16* Q, const __nv_bfloat16* K, const __nv_bfloat16*
 }
 }  // namespace permuted2
 
-// permuted2 with 8 warps, K_j and V_j^T double-buffered in shared memory and one barrier a
-// key tile: V_{j+1} and K_{j+2} load into registers during P V_j and S_{j+1}, and both are
-// stored before the barrier. V_j's units are spread over all 256 threads (4 dimensions each).
-namespace permuted3 {
-using namespace nvcuda;
-using permuted::acc_col;
-using permuted::acc_row;
-using permuted::Bc;
-using permuted::kLog2e;
-using permuted::LDV;
-using permuted::PAD;
-constexpr int W = 8, kThreads = 32 * W, Br = 16 * W;
-
-template <int D>
-struct v_tile {  // keys 32c + {2t, 2t + 8, 2t + 16, 2t + 24} (+ 1) at dimensions 4dq .. 4dq + 3
-  uint2 row[4][2];
-  __device__ bool mine() const { return threadIdx.x / 32 * 4 + threadIdx.x % 32 / 8 < D / 4; }
-  __device__ void fetch(const __nv_bfloat16* V, int first, int n) {
-    const int lane = threadIdx.x % 32, t = lane % 4, c = lane / 4 % 2;
-    const int dq = lane / 8 + 4 * (threadIdx.x / 32);
-    if (!mine()) return;
-#pragma unroll
-    for (int j = 0; j < 4; ++j)
-#pragma unroll
-      for (int b = 0; b < 2; ++b) {
-        const int key = first + 32 * c + 2 * t + 8 * j + b;
-        row[j][b] = key < n ? *reinterpret_cast<const uint2*>(&V[size_t(key) * D + 4 * dq])
-                            : make_uint2(0, 0);
-      }
-  }
-  __device__ void put(__nv_bfloat16* Vt_s) const {
-    const int lane = threadIdx.x % 32, t = lane % 4, c = lane / 4 % 2;
-    const int dq = lane / 8 + 4 * (threadIdx.x / 32);
-    if (!mine()) return;
-#pragma unroll
-    for (int e = 0; e < 4; ++e) {
-      uint32_t w[4];
-#pragma unroll
-      for (int j = 0; j < 4; ++j)
-        w[j] = __byte_perm(e / 2 ? row[j][0].y : row[j][0].x, e / 2 ? row[j][1].y : row[j][1].x,
-                           e % 2 ? 0x7632 : 0x5410);
-      *reinterpret_cast<uint4*>(&Vt_s[(4 * dq + e) * LDV + 32 * c + 8 * t]) =
-          make_uint4(w[0], w[1], w[2], w[3]);
-    }
-  }
-};
-
-template <int D>
-constexpr size_t buffer_elems() {
-  return Bc * (D + PAD) + D * LDV;  // one K_j and one V_j^T
-}
-
-template <int D>
-__global__ void __launch_bounds__(kThreads, 1)
-    kernel(const __nv_bfloat16* __restrict__ Q, const __nv_bfloat16* __restrict__ K,
-           const __nv_bfloat16* __restrict__ V, __nv_bfloat16* __restrict__ O, int n) {
-  constexpr int LDK = D + PAD, F = D / 16;
-  extern __shared__ __align__(128) unsigned char smem[];
-  __nv_bfloat16* base = reinterpret_cast<__nv_bfloat16*>(smem);
-  constexpr int BUF = Bc * LDK + D * LDV;  // buffer_elems<D>()
-  auto K_s = [&](int b) { return base + b * BUF; };
-  auto Vt_s = [&](int b) { return base + b * BUF + Bc * LDK; };
-  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, g = lane / 4, t = lane % 4;
-  const size_t head = static_cast<size_t>(blockIdx.y) * n * D;
-  Q += head, K += head, V += head, O += head;
-  const int r0 = blockIdx.x * Br;
-
-  wmma::fragment<wmma::matrix_a, 16, 16, 16, __nv_bfloat16, wmma::row_major> q[F];
-  for (int part = 0; part < Br / Bc; ++part) {
-    permuted::row_tile<D> q_tile;
-    if (threadIdx.x < 128) {
-      q_tile.fetch(Q, r0 + part * Bc, n);
-      q_tile.put_plain(base + part * Bc * LDK);
-    }
-  }
-  __syncthreads();
-  for (int f = 0; f < F; ++f) wmma::load_matrix_sync(q[f], base + warp * 16 * LDK + f * 16, LDK);
-  __syncthreads();
-  permuted2::k_tile<D, W> k_regs;
-  v_tile<D> v_regs;
-  k_regs.fetch(K, 0, n);
-  k_regs.put(K_s(0));
-  v_regs.fetch(V, 0, n);
-  if (Bc < n) k_regs.fetch(K, Bc, n);
-  __syncthreads();
-
-  wmma::fragment<wmma::accumulator, 16, 16, 16, float> o[F];
-  for (int f = 0; f < F; ++f) wmma::fill_fragment(o[f], 0.0f);
-  float m[2] = {-INFINITY, -INFINITY}, l[2] = {0.0f, 0.0f};
-
-  for (int j0 = 0, b = 0; j0 < n; j0 += Bc, b ^= 1) {
-    const __nv_bfloat16* Kb = K_s(b);
-    wmma::fragment<wmma::accumulator, 16, 16, 16, float> s[Bc / 16];
-    for (int c = 0; c < Bc / 16; ++c) wmma::fill_fragment(s[c], 0.0f);
-#pragma unroll
-    for (int cc = 0; cc < D / 32; ++cc)
-#pragma unroll
-      for (int c = 0; c < Bc / 16; ++c) {
-        wmma::fragment<wmma::matrix_b, 16, 16, 16, __nv_bfloat16, wmma::col_major> k0, k1;
-        const int col = 32 * cc + 8 * (t ^ (cc & 3));
-        permuted::load_pair(k0, k1, Kb + (16 * c + g) * LDK + col, Kb + (16 * c + g + 8) * LDK + col);
-        wmma::mma_sync(s[c], q[2 * cc], k0, s[c]);
-        wmma::mma_sync(s[c], q[2 * cc + 1], k1, s[c]);
-      }
-
-    float mx[2] = {-INFINITY, -INFINITY};
-    for (int c = 0; c < Bc / 16; ++c)
-      for (int i = 0; i < 8; ++i) {
-        const int h = acc_row(lane, i) / 8;
-        const float x = j0 + c * 16 + acc_col(lane, i) < n ? s[c].x[i] * kLog2e : -INFINITY;
-        s[c].x[i] = x;
-        mx[h] = fmaxf(mx[h], x);
-      }
-    float scale[2], p_sum[2] = {0.0f, 0.0f};
-    for (int h = 0; h < 2; ++h) {
-      mx[h] = fmaxf(mx[h], __shfl_xor_sync(0xffffffffu, mx[h], 1));
-      mx[h] = fmaxf(mx[h], __shfl_xor_sync(0xffffffffu, mx[h], 2));
-      const float m_new = fmaxf(m[h], mx[h]);
-      scale[h] = exp2f(m[h] - m_new);
-      m[h] = m_new;
-    }
-    wmma::fragment<wmma::matrix_a, 16, 16, 16, __nv_bfloat16, wmma::row_major> p[Bc / 16];
-    for (int c = 0; c < Bc / 16; ++c)
-      for (int i = 0; i < 8; ++i) {
-        const float e = exp2f(s[c].x[i] - m[acc_row(lane, i) / 8]);
-        p_sum[acc_row(lane, i) / 8] += e;
-        p[c].x[i] = __float2bfloat16(e);
-      }
-    for (int h = 0; h < 2; ++h) {
-      p_sum[h] += __shfl_xor_sync(0xffffffffu, p_sum[h], 1);
-      p_sum[h] += __shfl_xor_sync(0xffffffffu, p_sum[h], 2);
-      l[h] = l[h] * scale[h] + p_sum[h];
-    }
-    for (int f = 0; f < F; ++f)
-      for (int i = 0; i < 8; ++i) o[f].x[i] *= scale[acc_row(lane, i) / 8];
-    // V_j^T into this tile's buffer (last read by P V_{j-2}), K_{j+1} into the other (last
-    // read by S_{j-1}): every warp passed the previous barrier after both.
-    v_regs.put(Vt_s(b));
-    if (j0 + Bc < n) k_regs.put(K_s(b ^ 1));
-    __syncthreads();
-    if (j0 + Bc < n) v_regs.fetch(V, j0 + Bc, n);
-    if (j0 + 2 * Bc < n) k_regs.fetch(K, j0 + 2 * Bc, n);
-
-    const __nv_bfloat16* Vb = Vt_s(b);
-#pragma unroll
-    for (int kk = 0; kk < Bc / 32; ++kk)
-#pragma unroll
-      for (int f = 0; f < F; ++f) {
-        wmma::fragment<wmma::matrix_b, 16, 16, 16, __nv_bfloat16, wmma::row_major> v0, v1;
-        permuted::load_pair(v0, v1, Vb + (16 * f + g) * LDV + 32 * kk + 8 * t,
-                            Vb + (16 * f + g + 8) * LDV + 32 * kk + 8 * t);
-        wmma::mma_sync(o[f], p[2 * kk], v0, o[f]);
-        wmma::mma_sync(o[f], p[2 * kk + 1], v1, o[f]);
-      }
-  }
-
-  __syncthreads();  // every warp is done with the buffers before O passes through them
-  __nv_bfloat16* O_s = base + warp * 16 * LDK;
-  for (int f = 0; f < F; ++f)
-    for (int i = 0; i < 8; ++i)
-      O_s[acc_row(lane, i) * LDK + f * 16 + acc_col(lane, i)] =
-          __float2bfloat16(o[f].x[i] / l[acc_row(lane, i) / 8]);
-  __syncwarp();
-  for (int idx = lane; idx < 16 * D / 8; idx += 32) {
-    const int r = idx / (D / 8), c = idx % (D / 8) * 8;
-    if (r0 + warp * 16 + r < n)
-      *reinterpret_cast<uint4*>(&O[static_cast<size_t>(r0 + warp * 16 + r) * D + c]) =
-          *reinterpret_cast<const uint4*>(&O_s[r * LDK + c]);
-  }
-}
-
-template <int D>
-bool launch(const __nv_bfloat16* Q, const __nv_bfloat16* K, const __nv_bfloat16* V,
-            __nv_bfloat16* O, int heads, int n) {
-  constexpr size_t bytes = 2 * buffer_elems<D>() * sizeof(__nv_bfloat16);
-  static_assert(2 * buffer_elems<D>() >= size_t(Br) * (D + PAD), "Q passes through the buffers");
-  if (cudaFuncSetAttribute(kernel<D>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                           static_cast<int>(bytes)) != cudaSuccess)
-    return false;
-  kernel<D><<<dim3((n + Br - 1) / Br, heads), kThreads, bytes>>>(Q, K, V, O, n);
-  return true;
-}
-}  // namespace permuted3
 
 bool wmma_tried_permuted(const __nv_bfloat16* Q, const __nv_bfloat16* K, const __nv_bfloat16* V,
                          __nv_bfloat16* O, int heads, int n, int d) {
@@ -686,14 +387,6 @@ bool wmma_tried_permuted_swizzled_8w(const __nv_bfloat16* Q, const __nv_bfloat16
   if (n < 1 || heads < 1) return false;
   if (d == 64) return permuted2::launch<64, 8>(Q, K, V, O, heads, n);
   if (d == 128) return permuted2::launch<128, 8>(Q, K, V, O, heads, n);
-  return false;
-}
-
-bool wmma_tried_permuted_double(const __nv_bfloat16* Q, const __nv_bfloat16* K,
-                                const __nv_bfloat16* V, __nv_bfloat16* O, int heads, int n, int d) {
-  if (n < 1 || heads < 1) return false;
-  if (d == 64) return permuted3::launch<64>(Q, K, V, O, heads, n);
-  if (d == 128) return permuted3::launch<128>(Q, K, V, O, heads, n);
   return false;
 }
 

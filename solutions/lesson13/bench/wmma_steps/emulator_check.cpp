@@ -1,0 +1,102 @@
+// The step bench's kernels on the course's CPU emulator, before any GPU time is spent on them:
+// each runs 2 heads at n = 1 .. 300, d = 64 and 128, against a double-precision attention of
+// the same bf16 inputs, and must launch cleanly (no race, no invalid access) within 5e-3.
+// Built and run by emulator_check.sh; step 1 and tried_variants.cu use __nv_bfloat162, which
+// the emulator does not have, and are left to the GPU run.
+#include <cuda_bf16.h>
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <random>
+#include <vector>
+
+#include "cuda_emu/emulator.hpp"
+#include "flash_attention_wmma.hpp"
+#include "wmma_steps.hpp"
+
+namespace {
+
+struct variant {
+  const char* name;
+  wmma_steps::forward_fn fn;
+};
+
+// Relative (Frobenius) error of every row of every head; a launch problem is printed and
+// counts as an error of 1.
+double check(wmma_steps::forward_fn fn, int heads, int n, int d) {
+  const size_t elems = size_t(heads) * n * d;
+  std::mt19937 rng(unsigned(n * 131 + d));
+  std::normal_distribution<float> dist(0.f, 1.f);
+  std::vector<__nv_bfloat16> q(elems), k(elems), v(elems), o(elems);
+  for (size_t i = 0; i < elems; ++i) {
+    q[i] = __float2bfloat16(dist(rng) * 0.3f);
+    k[i] = __float2bfloat16(dist(rng));
+    v[i] = __float2bfloat16(dist(rng));
+  }
+  __nv_bfloat16 *Q, *K, *V, *O;
+  cudaMalloc(&Q, elems * 2), cudaMalloc(&K, elems * 2), cudaMalloc(&V, elems * 2);
+  cudaMalloc(&O, elems * 2);
+  cudaMemcpy(Q, q.data(), elems * 2, cudaMemcpyHostToDevice);
+  cudaMemcpy(K, k.data(), elems * 2, cudaMemcpyHostToDevice);
+  cudaMemcpy(V, v.data(), elems * 2, cudaMemcpyHostToDevice);
+  cudaMemset(O, 0xFF, elems * 2);  // NaN: a row never written fails
+  cuda_emu::settings().print_reports = false;
+  cuda_emu::reset();
+  const bool launched = fn(Q, K, V, O, heads, n, d);
+  cudaMemcpy(o.data(), O, elems * 2, cudaMemcpyDeviceToHost);
+  cudaFree(Q), cudaFree(K), cudaFree(V), cudaFree(O);
+  const cuda_emu::launch_record all = cuda_emu::all_launches();
+  if (!launched || !all.ok()) {
+    std::printf("    launch problem at n=%d d=%d:\n%s\n", n, d, all.sanitizer_text().c_str());
+    return 1;
+  }
+  double num = 0, den = 0;
+  std::vector<double> s(n);
+  for (int h = 0; h < heads; ++h)
+    for (int r = 0; r < n; ++r) {
+      const size_t b = size_t(h) * n * d;
+      double mx = -1e300;
+      for (int j = 0; j < n; ++j) {
+        double a = 0;
+        for (int c = 0; c < d; ++c)
+          a += double(__bfloat162float(q[b + size_t(r) * d + c])) *
+               __bfloat162float(k[b + size_t(j) * d + c]);
+        s[j] = a, mx = std::max(mx, a);
+      }
+      double l = 0;
+      for (int j = 0; j < n; ++j) l += (s[j] = std::exp(s[j] - mx));
+      for (int c = 0; c < d; ++c) {
+        double want = 0;
+        for (int j = 0; j < n; ++j) want += s[j] * __bfloat162float(v[b + size_t(j) * d + c]);
+        want /= l;
+        const double got = __bfloat162float(o[b + size_t(r) * d + c]);
+        num += std::isfinite(got) ? (got - want) * (got - want) : 1e9;
+        den += want * want;
+      }
+    }
+  return std::sqrt(num / den);
+}
+
+}  // namespace
+
+int main() {
+  using namespace wmma_steps;
+  const variant vs[] = {{"step0-scratch", wmma_step0_scratch},
+                        {"step2-solution", lesson13::flash_attention_wmma_forward},
+                        {"tried-permuted", wmma_tried_permuted},
+                        {"tried-permuted-late-v", wmma_tried_permuted_late_v},
+                        {"tried-permuted-swizzled", wmma_tried_permuted_swizzled},
+                        {"tried-permuted-swizzled-8w", wmma_tried_permuted_swizzled_8w},
+                        {"tried-permuted-double", wmma_tried_permuted_double}};
+  bool all_right = true;
+  for (const auto& vr : vs) {
+    double worst = 0;
+    for (int d : {64, 128})
+      for (int n : {1, 15, 64, 100, 130, 300}) worst = std::max(worst, check(vr.fn, 2, n, d));
+    std::printf("%-27s max rel err %.2e%s\n", vr.name, worst, worst <= 5e-3 ? "" : "  WRONG");
+    all_right = all_right && worst <= 5e-3;
+  }
+  return all_right ? 0 : 1;
+}

@@ -1,0 +1,136 @@
+// The permuted layouts that lab 4's trials in tried_permuted.cu and tried_permuted_double.cu
+// share (timed by wmma_steps.cu): on top of step 2, K's and V's fragments filled by
+// hand with one 16-byte shared load per fragment, as ldmatrix gives the mma.sync reference,
+// where nvcc's wmma::load_matrix_sync makes generic loads and in-register transposes.
+//   K_j is stored with each row's columns permuted within every 32: column 16h + 8u + 2t + v
+//       goes to 8t + 4h + 2u + v, so the four elements lane t holds of a B fragment (rows
+//       2t, 2t + 1, 2t + 8, 2t + 9 of its 16-column chunk), for two chunks, are 16 bytes in
+//       a row;
+//   V_j is stored transposed (a row per dimension, keys permuted the same way), packed two
+//       keys to a 32-bit store, so P V_j's fragments load alike.
+// Rows are padded by 32 bf16 (64 bytes): the two rows a quarter-warp reads sit in opposite
+// halves of the banks. Q's fragments and the output pass through K_j's space unpermuted.
+#pragma once
+
+#include <cuda_bf16.h>
+#include <cuda_runtime.h>
+#include <mma.h>
+
+#include <cstdint>
+
+namespace wmma_steps {
+namespace permuted {
+using namespace nvcuda;
+constexpr int Br = 64, Bc = 64, kThreads = 128, PAD = 32;
+constexpr int LDV = Bc + PAD;  // V_j^T: a row per dimension
+constexpr float kLog2e = 1.4426950408889634f;
+
+__device__ __forceinline__ int acc_row(int lane, int i) { return lane / 4 + 8 * (i / 2 % 2); }
+__device__ __forceinline__ int acc_col(int lane, int i) { return 2 * (lane % 4) + i % 2 + 8 * (i / 4); }
+
+// Where column k of a row is stored (see the top).
+__device__ __forceinline__ int perm(int k) {
+  const int r = k & 31, h = r >> 4, u = (r >> 3) & 1, t = (r >> 1) & 3, v = r & 1;
+  return (k & ~31) + 8 * t + 4 * h + 2 * u + v;
+}
+
+// K_j (or Q): Bc x D in 16-byte pieces, thread by thread along rows.
+template <int D>
+struct row_tile {
+  static constexpr int N = Bc * D / 8 / kThreads;
+  uint4 piece[N];
+  __device__ void fetch(const __nv_bfloat16* M, int first, int n) {
+#pragma unroll
+    for (int t = 0; t < N; ++t) {
+      const int idx = threadIdx.x + t * kThreads, r = idx / (D / 8), c = idx % (D / 8) * 8;
+      piece[t] = first + r < n
+                     ? *reinterpret_cast<const uint4*>(&M[static_cast<size_t>(first + r) * D + c])
+                     : make_uint4(0, 0, 0, 0);
+    }
+  }
+  __device__ void put_plain(__nv_bfloat16* M_s) const {
+#pragma unroll
+    for (int t = 0; t < N; ++t) {
+      const int idx = threadIdx.x + t * kThreads, r = idx / (D / 8), c = idx % (D / 8) * 8;
+      *reinterpret_cast<uint4*>(&M_s[r * (D + PAD) + c]) = piece[t];
+    }
+  }
+  __device__ void put_permuted(__nv_bfloat16* M_s) const {
+#pragma unroll
+    for (int t = 0; t < N; ++t) {
+      const int idx = threadIdx.x + t * kThreads, r = idx / (D / 8), c = idx % (D / 8) * 8;
+      const uint32_t w[4] = {piece[t].x, piece[t].y, piece[t].z, piece[t].w};
+#pragma unroll
+      for (int q = 0; q < 4; ++q)
+        *reinterpret_cast<uint32_t*>(&M_s[r * (D + PAD) + perm(c + 2 * q)]) = w[q];
+    }
+  }
+};
+
+template <int D>
+constexpr size_t shared_bytes() {
+  return (Bc * (D + PAD) + D * LDV) * sizeof(__nv_bfloat16);
+}
+
+// Two B fragments from one row pair: chunks 2cc and 2cc + 1 of rows `row` and `row` + 8.
+// A B fragment's elements sit in the same registers whichever layout it was declared with
+// (the course's probe, grader/emulator/tests/wmma/), so V^T's rows fill V's row_major B.
+template <class Layout>
+__device__ __forceinline__ void load_pair(
+    wmma::fragment<wmma::matrix_b, 16, 16, 16, __nv_bfloat16, Layout>& b0,
+    wmma::fragment<wmma::matrix_b, 16, 16, 16, __nv_bfloat16, Layout>& b1,
+    const __nv_bfloat16* row_g, const __nv_bfloat16* row_g8) {
+  const uint4 x = *reinterpret_cast<const uint4*>(row_g);
+  const uint4 y = *reinterpret_cast<const uint4*>(row_g8);
+  uint32_t* f0 = reinterpret_cast<uint32_t*>(&b0.x[0]);
+  uint32_t* f1 = reinterpret_cast<uint32_t*>(&b1.x[0]);
+  f0[0] = x.x, f0[1] = x.y, f0[2] = y.x, f0[3] = y.y;
+  f1[0] = x.z, f1[1] = x.w, f1[2] = y.z, f1[3] = y.w;
+}
+
+}  // namespace permuted
+
+namespace permuted2 {
+using namespace nvcuda;
+using permuted::acc_col;
+using permuted::acc_row;
+using permuted::Bc;
+using permuted::kLog2e;
+using permuted::LDV;
+using permuted::PAD;
+
+template <int D, int W>
+struct k_tile {
+  static constexpr int kThreads = 32 * W, CPR = D / 32, UNITS = Bc * CPR;
+  static constexpr int NU = (UNITS + kThreads - 1) / kThreads;  // d = 64, W = 8: half idle
+  uint4 piece[NU][4];
+  __device__ void fetch(const __nv_bfloat16* K, int first, int n) {
+#pragma unroll
+    for (int u = 0; u < NU; ++u) {
+      const int unit = threadIdx.x + u * kThreads, r = unit / CPR, cc = unit % CPR;
+      if (unit >= UNITS) break;
+#pragma unroll
+      for (int m = 0; m < 4; ++m)
+        piece[u][m] = first + r < n ? *reinterpret_cast<const uint4*>(
+                                          &K[size_t(first + r) * D + 32 * cc + 8 * m])
+                                    : make_uint4(0, 0, 0, 0);
+    }
+  }
+  // Physical chunk t of a 32-column chunk holds word t of each 16-byte piece m = 0..3.
+  __device__ void put(__nv_bfloat16* K_s) const {
+#pragma unroll
+    for (int u = 0; u < NU; ++u) {
+      const int unit = threadIdx.x + u * kThreads, r = unit / CPR, cc = unit % CPR;
+      if (unit >= UNITS) break;
+      __nv_bfloat16* row = K_s + r * (D + PAD) + 32 * cc;
+      const uint4* p = piece[u];
+      *reinterpret_cast<uint4*>(row + 8 * (0 ^ (cc & 3))) = make_uint4(p[0].x, p[1].x, p[2].x, p[3].x);
+      *reinterpret_cast<uint4*>(row + 8 * (1 ^ (cc & 3))) = make_uint4(p[0].y, p[1].y, p[2].y, p[3].y);
+      *reinterpret_cast<uint4*>(row + 8 * (2 ^ (cc & 3))) = make_uint4(p[0].z, p[1].z, p[2].z, p[3].z);
+      *reinterpret_cast<uint4*>(row + 8 * (3 ^ (cc & 3))) = make_uint4(p[0].w, p[1].w, p[2].w, p[3].w);
+    }
+  }
+};
+
+}  // namespace permuted2
+}  // namespace wmma_steps

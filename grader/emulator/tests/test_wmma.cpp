@@ -166,3 +166,16 @@ TEST_CASE("bf16 conversions round to nearest even and keep the GPU's NaN", "[wmm
   CHECK(__bfloat16_as_ushort(__float2bfloat16_rz(of(0x3f81ffffu))) == 0x3f81);
   CHECK(float(__float2bfloat16(3.0f) * __float2bfloat16(0.5f)) == 1.5f);
 }
+
+TEST_CASE("a __nv_bfloat162 stored over a bf16 array writes x then y, each rounded alone",
+          "[wmma]") {
+  static_assert(sizeof(__nv_bfloat162) == 4 && alignof(__nv_bfloat162) == 4);
+  __nv_bfloat16 row[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+  *reinterpret_cast<__nv_bfloat162*>(&row[2]) = __floats2bfloat162_rn(1.0f, 1.00390625f);
+  CHECK(float(row[0]) == 0.0f);
+  CHECK(float(row[2]) == 1.0f);
+  CHECK(__bfloat16_as_ushort(row[3]) == 0x3f80);  // 1 + 2^-8 is a tie: to even, 1.0
+  const __nv_bfloat162 p = __halves2bfloat162(__float2bfloat16(2.0f), __float2bfloat16(-3.0f));
+  CHECK(float(__low2bfloat16(p)) == 2.0f);
+  CHECK(float(__high2bfloat16(p)) == -3.0f);
+}

@@ -114,3 +114,27 @@ CUDA_EMU_BF16_CMP(>)
 CUDA_EMU_BF16_CMP(<=)
 CUDA_EMU_BF16_CMP(>=)
 #undef CUDA_EMU_BF16_CMP
+
+// A pair, as CUDA's __nv_bfloat162: x in the low 16 bits (the lower address), y above, so a
+// store of one writes two neighbouring elements of a bf16 array.
+struct alignas(4) __nv_bfloat162 {
+  __nv_bfloat16 x, y;
+  __nv_bfloat162() = default;
+  __nv_bfloat162(__nv_bfloat16 a, __nv_bfloat16 b) : x(a), y(b) {}
+};
+using nv_bfloat162 = __nv_bfloat162;
+inline __nv_bfloat162 __floats2bfloat162_rn(float a, float b) {
+  return {__float2bfloat16_rn(a), __float2bfloat16_rn(b)};
+}
+inline __nv_bfloat162 __halves2bfloat162(__nv_bfloat16 a, __nv_bfloat16 b) {
+  return {a, b};
+}
+inline __nv_bfloat162 __bfloat162bfloat162(__nv_bfloat16 a) {
+  return {a, a};
+}
+inline __nv_bfloat16 __low2bfloat16(__nv_bfloat162 p) {
+  return p.x;
+}
+inline __nv_bfloat16 __high2bfloat16(__nv_bfloat162 p) {
+  return p.y;
+}

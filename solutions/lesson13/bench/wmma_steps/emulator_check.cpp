@@ -1,8 +1,7 @@
 // The step bench's kernels on the course's CPU emulator, before any GPU time is spent on them:
 // each runs 2 heads at n = 1 .. 300, d = 64 and 128, against a double-precision attention of
 // the same bf16 inputs, and must launch cleanly (no race, no invalid access) within 5e-3.
-// Built and run by emulator_check.sh; step 1 and tried_variants.cu use __nv_bfloat162, which
-// the emulator does not have, and are left to the GPU run.
+// Built and run by emulator_check.sh.
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
 
@@ -84,7 +83,12 @@ double check(wmma_steps::forward_fn fn, int heads, int n, int d) {
 int main() {
   using namespace wmma_steps;
   const variant vs[] = {{"step0-scratch", wmma_step0_scratch},
+                        {"step1-registers", wmma_step1_registers},
                         {"step2-solution", lesson13::flash_attention_wmma_forward},
+                        {"tried-mtiles-bc64", wmma_tried_mtiles_bc64},
+                        {"tried-mtiles-bc32", wmma_tried_mtiles_bc32},
+                        {"tried-manual-k", wmma_tried_manual_k},
+                        {"tried-manual-kv", wmma_tried_manual_kv},
                         {"tried-permuted", wmma_tried_permuted},
                         {"tried-permuted-late-v", wmma_tried_permuted_late_v},
                         {"tried-permuted-swizzled", wmma_tried_permuted_swizzled},

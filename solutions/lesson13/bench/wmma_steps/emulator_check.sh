@@ -17,7 +17,8 @@ inc=(-I"$here" -I"$root/lessons/lesson13/include" -I"$root/grader/emulator/inclu
 kflags=(-std=c++20 -O1 -fsanitize=thread --param=tsan-instrument-func-entry-exit=0
         -fno-tree-vectorize -fno-tree-sra -Wno-unknown-pragmas)
 pids=()
-for f in "$here"/step0_scratch.cu "$here"/tried_permuted.cu "$here"/tried_permuted_double.cu \
+for f in "$here"/step0_scratch.cu "$here"/step1_registers.cu "$here"/tried_variants.cu \
+         "$here"/tried_permuted.cu "$here"/tried_permuted_double.cu \
          "$root"/solutions/lesson13/flash_attention_wmma.cu; do
   name="$(basename "$f" .cu)"
   "$emu/cuda_emu_rewrite" "$f" "$work/$name.cu.cpp"

@@ -102,36 +102,10 @@ __global__ void __launch_bounds__(kThreads, D == 64 ? 3 : 1)
       }
 
     if (!EARLY_V) v_next.fetch(V, j0, n);
-    float mx[2] = {-INFINITY, -INFINITY};
-    for (int c = 0; c < Bc / 16; ++c)
-      for (int i = 0; i < 8; ++i) {
-        const int h = acc_row(lane, i) / 8;
-        const float x = j0 + c * 16 + acc_col(lane, i) < n ? s[c].x[i] * kLog2e : -INFINITY;
-        s[c].x[i] = x;
-        mx[h] = fmaxf(mx[h], x);
-      }
-    float scale[2], p_sum[2] = {0.0f, 0.0f};
-    for (int h = 0; h < 2; ++h) {
-      mx[h] = fmaxf(mx[h], __shfl_xor_sync(0xffffffffu, mx[h], 1));
-      mx[h] = fmaxf(mx[h], __shfl_xor_sync(0xffffffffu, mx[h], 2));
-      const float m_new = fmaxf(m[h], mx[h]);
-      scale[h] = exp2f(m[h] - m_new);
-      m[h] = m_new;
-    }
+    float scale[2];
+    permuted::scale_step(s, m, scale, j0, n, lane);
     wmma::fragment<wmma::matrix_a, 16, 16, 16, __nv_bfloat16, wmma::row_major> p[Bc / 16];
-    for (int c = 0; c < Bc / 16; ++c)
-      for (int i = 0; i < 8; ++i) {
-        const float e = exp2f(s[c].x[i] - m[acc_row(lane, i) / 8]);
-        p_sum[acc_row(lane, i) / 8] += e;
-        p[c].x[i] = __float2bfloat16(e);
-      }
-    for (int h = 0; h < 2; ++h) {
-      p_sum[h] += __shfl_xor_sync(0xffffffffu, p_sum[h], 1);
-      p_sum[h] += __shfl_xor_sync(0xffffffffu, p_sum[h], 2);
-      l[h] = l[h] * scale[h] + p_sum[h];
-    }
-    for (int f = 0; f < F; ++f)
-      for (int i = 0; i < 8; ++i) o[f].x[i] *= scale[acc_row(lane, i) / 8];
+    permuted::p_step(s, p, o, m, l, scale, lane);
     v_next.put(Vt_s);
     __syncthreads();  // V_j^T is in place, and every warp is done with K_j
     const bool more = j0 + Bc < n;
@@ -152,18 +126,7 @@ __global__ void __launch_bounds__(kThreads, D == 64 ? 3 : 1)
     __syncthreads();
   }
 
-  __nv_bfloat16* O_s = K_s + warp * 16 * LDK;
-  for (int f = 0; f < F; ++f)
-    for (int i = 0; i < 8; ++i)
-      O_s[acc_row(lane, i) * LDK + f * 16 + acc_col(lane, i)] =
-          __float2bfloat16(o[f].x[i] / l[acc_row(lane, i) / 8]);
-  __syncwarp();
-  for (int idx = lane; idx < 16 * D / 8; idx += 32) {
-    const int r = idx / (D / 8), c = idx % (D / 8) * 8;
-    if (r0 + warp * 16 + r < n)
-      *reinterpret_cast<uint4*>(&O[static_cast<size_t>(r0 + warp * 16 + r) * D + c]) =
-          *reinterpret_cast<const uint4*>(&O_s[r * LDK + c]);
-  }
+  permuted::write_out<D>(o, l, K_s + warp * 16 * (D + PAD), O, r0 + warp * 16, n, lane);
 }
 
 template <int D, bool EARLY_V>
@@ -279,36 +242,10 @@ __global__ void __launch_bounds__(32 * W, W == 4 && D == 64 ? 3 : 1)
     v_tile<D> v_next;
     v_next.fetch(V, j0, n);
 
-    float mx[2] = {-INFINITY, -INFINITY};
-    for (int c = 0; c < Bc / 16; ++c)
-      for (int i = 0; i < 8; ++i) {
-        const int h = acc_row(lane, i) / 8;
-        const float x = j0 + c * 16 + acc_col(lane, i) < n ? s[c].x[i] * kLog2e : -INFINITY;
-        s[c].x[i] = x;
-        mx[h] = fmaxf(mx[h], x);
-      }
-    float scale[2], p_sum[2] = {0.0f, 0.0f};
-    for (int h = 0; h < 2; ++h) {
-      mx[h] = fmaxf(mx[h], __shfl_xor_sync(0xffffffffu, mx[h], 1));
-      mx[h] = fmaxf(mx[h], __shfl_xor_sync(0xffffffffu, mx[h], 2));
-      const float m_new = fmaxf(m[h], mx[h]);
-      scale[h] = exp2f(m[h] - m_new);
-      m[h] = m_new;
-    }
+    float scale[2];
+    permuted::scale_step(s, m, scale, j0, n, lane);
     wmma::fragment<wmma::matrix_a, 16, 16, 16, __nv_bfloat16, wmma::row_major> p[Bc / 16];
-    for (int c = 0; c < Bc / 16; ++c)
-      for (int i = 0; i < 8; ++i) {
-        const float e = exp2f(s[c].x[i] - m[acc_row(lane, i) / 8]);
-        p_sum[acc_row(lane, i) / 8] += e;
-        p[c].x[i] = __float2bfloat16(e);
-      }
-    for (int h = 0; h < 2; ++h) {
-      p_sum[h] += __shfl_xor_sync(0xffffffffu, p_sum[h], 1);
-      p_sum[h] += __shfl_xor_sync(0xffffffffu, p_sum[h], 2);
-      l[h] = l[h] * scale[h] + p_sum[h];
-    }
-    for (int f = 0; f < F; ++f)
-      for (int i = 0; i < 8; ++i) o[f].x[i] *= scale[acc_row(lane, i) / 8];
+    permuted::p_step(s, p, o, m, l, scale, lane);
     v_next.put(Vt_s);
     __syncthreads();
     const bool more = j0 + Bc < n;
@@ -329,18 +266,7 @@ __global__ void __launch_bounds__(32 * W, W == 4 && D == 64 ? 3 : 1)
     __syncthreads();
   }
 
-  __nv_bfloat16* O_s = K_s + warp * 16 * LDK;
-  for (int f = 0; f < F; ++f)
-    for (int i = 0; i < 8; ++i)
-      O_s[acc_row(lane, i) * LDK + f * 16 + acc_col(lane, i)] =
-          __float2bfloat16(o[f].x[i] / l[acc_row(lane, i) / 8]);
-  __syncwarp();
-  for (int idx = lane; idx < 16 * D / 8; idx += 32) {
-    const int r = idx / (D / 8), c = idx % (D / 8) * 8;
-    if (r0 + warp * 16 + r < n)
-      *reinterpret_cast<uint4*>(&O[static_cast<size_t>(r0 + warp * 16 + r) * D + c]) =
-          *reinterpret_cast<const uint4*>(&O_s[r * LDK + c]);
-  }
+  permuted::write_out<D>(o, l, K_s + warp * 16 * (D + PAD), O, r0 + warp * 16, n, lane);
 }
 
 template <int D, int W>

@@ -88,6 +88,73 @@ __device__ __forceinline__ void load_pair(
   f1[0] = x.z, f1[1] = x.w, f1[2] = y.z, f1[3] = y.w;
 }
 
+
+// Step 2's online softmax on S_j's accumulators, which every trial keeps as it is, in two
+// halves around the declaration of P_j (where step 2 declares it: register allocation
+// follows). scale_step: keys past n out, each row's max over its 4 lanes, m updated, the
+// rows' scales out; m and l are the lane's two rows, base 2.
+__device__ __forceinline__ void scale_step(
+    wmma::fragment<wmma::accumulator, 16, 16, 16, float> (&s)[Bc / 16], float (&m)[2],
+    float (&scale)[2], int j0, int n, int lane) {
+  float mx[2] = {-INFINITY, -INFINITY};
+  for (int c = 0; c < Bc / 16; ++c)
+    for (int i = 0; i < 8; ++i) {
+      const int h = acc_row(lane, i) / 8;
+      const float x = j0 + c * 16 + acc_col(lane, i) < n ? s[c].x[i] * kLog2e : -INFINITY;
+      s[c].x[i] = x;
+      mx[h] = fmaxf(mx[h], x);
+    }
+  for (int h = 0; h < 2; ++h) {
+    mx[h] = fmaxf(mx[h], __shfl_xor_sync(0xffffffffu, mx[h], 1));
+    mx[h] = fmaxf(mx[h], __shfl_xor_sync(0xffffffffu, mx[h], 2));
+    const float m_new = fmaxf(m[h], mx[h]);
+    scale[h] = exp2f(m[h] - m_new);
+    m[h] = m_new;
+  }
+}
+
+// p_step: P_j into matrix_a fragments (the accumulator's layout), l updated, O re-based.
+template <int F>
+__device__ __forceinline__ void p_step(
+    const wmma::fragment<wmma::accumulator, 16, 16, 16, float> (&s)[Bc / 16],
+    wmma::fragment<wmma::matrix_a, 16, 16, 16, __nv_bfloat16, wmma::row_major> (&p)[Bc / 16],
+    wmma::fragment<wmma::accumulator, 16, 16, 16, float> (&o)[F], const float (&m)[2],
+    float (&l)[2], const float (&scale)[2], int lane) {
+  float p_sum[2] = {0.0f, 0.0f};
+  for (int c = 0; c < Bc / 16; ++c)
+    for (int i = 0; i < 8; ++i) {
+      const float e = exp2f(s[c].x[i] - m[acc_row(lane, i) / 8]);
+      p_sum[acc_row(lane, i) / 8] += e;
+      p[c].x[i] = __float2bfloat16(e);
+    }
+  for (int h = 0; h < 2; ++h) {
+    p_sum[h] += __shfl_xor_sync(0xffffffffu, p_sum[h], 1);
+    p_sum[h] += __shfl_xor_sync(0xffffffffu, p_sum[h], 2);
+    l[h] = l[h] * scale[h] + p_sum[h];
+  }
+  for (int f = 0; f < F; ++f)
+    for (int i = 0; i < 8; ++i) o[f].x[i] *= scale[acc_row(lane, i) / 8];
+}
+
+// The warp's 16 rows of O, normalised once, in bf16 through its rows of shared memory O_s
+// (rows of D + PAD, unpermuted), out in 16-byte rows from row `first` on.
+template <int D, int F>
+__device__ __forceinline__ void write_out(
+    wmma::fragment<wmma::accumulator, 16, 16, 16, float> (&o)[F], float (&l)[2],
+    __nv_bfloat16* O_s, __nv_bfloat16* O, int first, int n, int lane) {
+  constexpr int LDK = D + PAD;
+  for (int f = 0; f < F; ++f)
+    for (int i = 0; i < 8; ++i)
+      O_s[acc_row(lane, i) * LDK + f * 16 + acc_col(lane, i)] =
+          __float2bfloat16(o[f].x[i] / l[acc_row(lane, i) / 8]);
+  __syncwarp();
+  for (int idx = lane; idx < 16 * D / 8; idx += 32) {
+    const int r = idx / (D / 8), c = idx % (D / 8) * 8;
+    if (first + r < n)
+      *reinterpret_cast<uint4*>(&O[static_cast<size_t>(first + r) * D + c]) =
+          *reinterpret_cast<const uint4*>(&O_s[r * LDK + c]);
+  }
+}
 }  // namespace permuted
 
 namespace permuted2 {

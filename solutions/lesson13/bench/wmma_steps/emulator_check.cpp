@@ -11,6 +11,7 @@
 #include <random>
 #include <vector>
 
+#include "attention_check.hpp"
 #include "cuda_emu/emulator.hpp"
 #include "flash_attention_wmma.hpp"
 #include "wmma_steps.hpp"
@@ -51,31 +52,7 @@ double check(wmma_steps::forward_fn fn, int heads, int n, int d) {
     std::printf("    launch problem at n=%d d=%d:\n%s\n", n, d, all.sanitizer_text().c_str());
     return 1;
   }
-  double num = 0, den = 0;
-  std::vector<double> s(n);
-  for (int h = 0; h < heads; ++h)
-    for (int r = 0; r < n; ++r) {
-      const size_t b = size_t(h) * n * d;
-      double mx = -1e300;
-      for (int j = 0; j < n; ++j) {
-        double a = 0;
-        for (int c = 0; c < d; ++c)
-          a += double(__bfloat162float(q[b + size_t(r) * d + c])) *
-               __bfloat162float(k[b + size_t(j) * d + c]);
-        s[j] = a, mx = std::max(mx, a);
-      }
-      double l = 0;
-      for (int j = 0; j < n; ++j) l += (s[j] = std::exp(s[j] - mx));
-      for (int c = 0; c < d; ++c) {
-        double want = 0;
-        for (int j = 0; j < n; ++j) want += s[j] * __bfloat162float(v[b + size_t(j) * d + c]);
-        want /= l;
-        const double got = __bfloat162float(o[b + size_t(r) * d + c]);
-        num += std::isfinite(got) ? (got - want) * (got - want) : 1e9;
-        den += want * want;
-      }
-    }
-  return std::sqrt(num / den);
+  return wmma_steps::attention_error(q, k, v, o, heads, n, d, n);
 }
 
 }  // namespace

@@ -18,6 +18,7 @@
 #include <random>
 #include <vector>
 
+#include "attention_check.hpp"
 #include "flash_attention_wmma.hpp"
 #include "wmma_steps.hpp"
 
@@ -29,7 +30,7 @@ struct variant {
   fwd_t fn;
 };
 
-// Relative error (Frobenius) of sample_rows rows of each head (every row if sample_rows >= n).
+// Relative error of sample_rows rows of each head (attention_check.hpp).
 double check_one(fwd_t fn, int heads, int n, int d, int sample_rows, unsigned seed) {
   const size_t elems = size_t(heads) * n * d;
   std::mt19937 rng(seed);
@@ -60,37 +61,7 @@ double check_one(fwd_t fn, int heads, int n, int d, int sample_rows, unsigned se
   cudaFree(K);
   cudaFree(V);
   cudaFree(O);
-  double num = 0, den = 0;
-  std::vector<double> s(n);
-  for (int h = 0; h < heads; ++h)
-    for (int t = 0; t < std::min(sample_rows, n); ++t) {
-      const int r = sample_rows >= n ? t : int((long long)t * 7919 % n);
-      const size_t base = size_t(h) * n * d;
-      double mx = -1e300;
-      for (int j = 0; j < n; ++j) {
-        double acc = 0;
-        for (int c = 0; c < d; ++c)
-          acc += double(__bfloat162float(q[base + size_t(r) * d + c])) *
-                 __bfloat162float(k[base + size_t(j) * d + c]);
-        s[j] = acc;
-        mx = std::max(mx, acc);
-      }
-      double l = 0;
-      for (int j = 0; j < n; ++j) {
-        s[j] = std::exp(s[j] - mx);
-        l += s[j];
-      }
-      for (int c = 0; c < d; ++c) {
-        double acc = 0;
-        for (int j = 0; j < n; ++j) acc += s[j] * __bfloat162float(v[base + size_t(j) * d + c]);
-        acc /= l;
-        const double got = __bfloat162float(o[base + size_t(r) * d + c]);
-        num += (got - acc) * (got - acc);
-        den += acc * acc;
-        if (!std::isfinite(got)) num += 1e9;
-      }
-    }
-  return std::sqrt(num / std::max(den, 1e-30));
+  return wmma_steps::attention_error(q, k, v, o, heads, n, d, sample_rows);
 }
 
 // Median milliseconds of 20 launches.

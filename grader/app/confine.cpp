@@ -8,9 +8,10 @@
 // (grader/base/sandbox.hpp); by hand:
 //   grader-confine --ro /usr --ro /lib --tmp DIR --nproc 64 -- /bin/sh -c 'id'
 //   grader-confine --probe      prints what this machine allows, exit 1 if too little
-//   grader-confine --guard -- bwrap ...   confines nothing: only the supervisor's part, in
-//                               front of bubblewrap (whose --die-with-parent lets the
-//                               sandbox's init outlive a killed bwrap now and then)
+//   grader-confine --guard [--ro P] -- bwrap ...   only the supervisor's part, in front of
+//                               bubblewrap (whose --die-with-parent lets the sandbox's init
+//                               outlive a killed bwrap now and then), and as root a uid of
+//                               its own for bwrap, which must reach the --ro/--rw paths
 #include <fcntl.h>
 #include <grp.h>
 #include <linux/capability.h>
@@ -205,10 +206,11 @@ void drop_capabilities() {
 }
 
 // A uid no account uses, unique among the running supervisors (it holds our pid): its
-// processes count against RLIMIT_NPROC alone, and can signal nobody else's. 0 (root
-// without capabilities) when that uid could not reach the program or its folders (a
-// course under /root, say), or with --keep-uid (a compiler writing into our tree).
-uid_t own_uid(const options& o) {
+// processes count against RLIMIT_NPROC alone (the kernel exempts root's), and can signal
+// nobody else's. 0 (root without capabilities) when that uid could not reach the program
+// or its folders (a course under /root, say), with --keep-uid (a compiler writing into our
+// tree), or, for bubblewrap (`needs_userns`), where that uid cannot make a user namespace.
+uid_t own_uid(const options& o, bool needs_userns) {
   if (o.keep_uid) return 0;
   const uid_t uid = 0x40000000u + static_cast<uid_t>(getpid());
   const pid_t checker = fork();
@@ -219,11 +221,28 @@ uid_t own_uid(const options& o) {
     ok = ok && (program.find('/') == std::string::npos || access(program.c_str(), X_OK) == 0);
     for (const auto& p : o.read_only) ok = ok && access(p.c_str(), R_OK) == 0;
     for (const auto& p : o.writable) ok = ok && access(p.c_str(), W_OK) == 0;
+    ok = ok && (!needs_userns || unshare(CLONE_NEWUSER) == 0);
     std::_Exit(ok ? 0 : 1);
   }
   int status = 1;
   if (checker < 0 || waitpid(checker, &status, 0) < 0) return 0;
   return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? uid : 0;
+}
+
+// Becomes `uid` (no-op for 0), or dies saying why.
+void become(uid_t uid) {
+  if (uid != 0 && (setgroups(0, nullptr) != 0 || setresgid(uid, uid, uid) != 0 ||
+                   setresuid(uid, uid, uid) != 0))
+    die_errno("cannot change to uid " + std::to_string(uid));
+}
+
+// The grader's pipes on fds 3 and 4 (test records, the compute protocol) are opened
+// again by path (/dev/fd/3): that needs them to be the sandbox uid's.
+void hand_pipes(uid_t uid) {
+  for (int fd : {3, 4}) {
+    struct stat st {};
+    if (uid != 0 && fstat(fd, &st) == 0 && S_ISFIFO(st.st_mode)) fchown(fd, uid, uid);
+  }
 }
 
 [[noreturn]] void run_child(const options& o, int abi, bool as_root, uid_t uid) {
@@ -251,9 +270,7 @@ uid_t own_uid(const options& o) {
   if (o.address_space) limit(RLIMIT_AS, o.address_space);
   if (o.cpu_seconds) limit(RLIMIT_CPU, o.cpu_seconds);
   if (as_root) {
-    if (uid != 0 && (setgroups(0, nullptr) != 0 || setresgid(uid, uid, uid) != 0 ||
-                     setresuid(uid, uid, uid) != 0))
-      die_errno("cannot change to uid " + std::to_string(uid));
+    become(uid);
     drop_capabilities();
   }
   if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) die_errno("no_new_privs");
@@ -402,11 +419,16 @@ int run_supervised(pid_t parent, uid_t uid, Child&& in_child) {
   return supervise(child, uid);
 }
 
-// --guard: the program (bwrap) runs as given. Killed or not, the sandbox's init it leaves
-// is reparented to us, and killing that init ends its whole pid namespace.
+// --guard: the program (bwrap) runs as given; as root, under a uid of its own where that
+// can make bubblewrap's user namespace, so that prlimit's process cap binds inside (the
+// sandbox's uid 65534 is root outside otherwise). Killed or not, the sandbox's init it
+// leaves is reparented to us, and killing that init ends its whole pid namespace.
 int guard(const options& o, pid_t parent) {
-  return run_supervised(parent, 0, [&o] {
-    prctl(PR_SET_PDEATHSIG, SIGKILL);  // killed outright, we take bwrap along
+  const uid_t uid = geteuid() == 0 ? own_uid(o, true) : 0;
+  hand_pipes(uid);
+  return run_supervised(parent, uid, [&o, uid] {
+    become(uid);
+    prctl(PR_SET_PDEATHSIG, SIGKILL);  // after the uid change, which clears it
     execvp(o.program[0], o.program);
     std::fprintf(stderr, "grader-confine: cannot run %s: %s\n", o.program[0], std::strerror(errno));
     std::_Exit(127);
@@ -428,16 +450,11 @@ int main(int argc, char** argv) {
                 as_root ? "a uid of its own" : "the grader's uid");
     return 0;
   }
-  const uid_t uid = as_root ? own_uid(o) : 0;
+  const uid_t uid = as_root ? own_uid(o, false) : 0;
   if (!o.tmp.empty() && uid != 0 &&
       (chown(o.tmp.c_str(), uid, uid) != 0 || chmod(o.tmp.c_str(), 0700) != 0))
     die_errno("cannot hand " + o.tmp + " to the sandbox");
-  // The grader's pipes on fds 3 and 4 (test records, the compute protocol) are opened
-  // again by path (/dev/fd/3): that needs them to be the sandbox uid's.
-  for (int fd : {3, 4}) {
-    struct stat st {};
-    if (uid != 0 && fstat(fd, &st) == 0 && S_ISFIFO(st.st_mode)) fchown(fd, uid, uid);
-  }
+  hand_pipes(uid);
   const rlimit no_core{0, 0};
   setrlimit(RLIMIT_CORE, &no_core);
   return run_supervised(parent, uid, [&] { run_child(o, abi, as_root, uid); });

@@ -137,8 +137,15 @@ std::vector<std::string> bwrap_command(const confinement& spec) {
   // sandbox's pid namespace. bwrap itself starts with an empty environment: inside,
   // /proc/1/environ is its own.
   // (A grader built without libseccomp has no grader-confine: bwrap alone then.)
-  if (const fs::path guard = confine_helper(); fs::exists(guard))
-    add({guard.string(), "--guard", "--"});
+  // As root, the guard runs bwrap under a uid of its own when that uid can read what the
+  // sandbox shows: the kernel exempts root's processes from prlimit's --nproc.
+  if (const fs::path guard = confine_helper(); fs::exists(guard)) {
+    add({guard.string(), "--guard"});
+    if (spec.keep_uid) add({"--keep-uid"});
+    for (const auto& p : spec.read_only) add({"--ro", p.string()});
+    for (const auto& p : spec.writable) add({"--rw", p.string()});
+    add({"--"});
+  }
   add({"/usr/bin/env", "-i", "PATH=/usr/bin:/bin", "bwrap"});
   add({"--unshare-all"});  // network, pid, ipc, uts, cgroup, user
   add({"--uid", "65534", "--gid", "65534", "--die-with-parent", "--new-session"});

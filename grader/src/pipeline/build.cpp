@@ -146,7 +146,7 @@ confinement compiler_confinement(const course& c, const fs::path& dir, const bui
   compiler.file_bytes = 1ull << 30;
   compiler.tmp_bytes = 512ull << 20;
   compiler.open_files = 1024;
-  compiler.keep_uid = true;  // restricted, as root: the tree is root's to write
+  compiler.keep_uid = true;  // as root: the tree is root's to write
   std::vector<std::string> shown = {tools.cmake, tools.ninja};
   for (std::string& t :
        cache_values(dir / "CMakeCache.txt",

@@ -37,7 +37,8 @@ struct confinement {
   unsigned cpu_seconds = 0;
   unsigned open_files = 256;
   std::uint64_t tmp_bytes = 64ull << 20;  // the private /tmp (full only)
-  // restricted, as root: stay uid 0, without capabilities (a compiler writing our tree).
+  // As root: stay uid 0 (restricted: without capabilities), for a compiler writing our
+  // tree. Otherwise both levels run as a uid of their own, where it reaches the paths.
   bool keep_uid = false;
 };
 

@@ -142,6 +142,42 @@ bool ordered(uint32_t other_tid, uint32_t other_warp_epoch, const thread* th) {
   return other / 32 == th->warp && emu.warps[th->warp].syncwarp_epoch != other_warp_epoch;
 }
 
+// A small number for each instruction that reads shared memory (1..4095; 0 once the
+// table is full), for the read summaries: an open-addressed table of return addresses.
+uint64_t read_pc_id(const void* pc) {
+  static const void* last_pc = nullptr;
+  static uint64_t last_id = 0;
+  if (pc == last_pc) return last_id;
+  constexpr uint32_t kSlots = 4096;
+  static const void* table[kSlots] = {};
+  static uint32_t used = 0;
+  uint32_t i =
+      static_cast<uint32_t>((reinterpret_cast<uintptr_t>(pc) * 0x9E3779B97F4A7C15ull) >> 52);
+  for (;; i = (i + 1) % kSlots) {
+    if (i == 0) continue;  // 0 is "no id"
+    if (table[i] == pc) break;
+    if (table[i] == nullptr) {
+      if (used + 1 >= kSlots * 3 / 4) return 0;
+      table[i] = pc;
+      ++used;
+      break;
+    }
+  }
+  last_pc = pc;
+  return last_id = i;
+}
+
+// What a read summary holds: the phase's tag (bits 48-63) and the last read's instruction
+// (36-47), for an entry unwritten in this phase whose readers are either in several warps
+// (the rest 0) or several lanes of one warp in one __syncwarp phase (bits 30-35 the warp
+// + 1, 0-29 that phase; 2^30 __syncwarps in one barrier phase would outrun any time limit).
+// A read that finds its own value there changes nothing a report can show: a later write
+// conflicts whichever lane read, and read_pc stays. Any other value is stale.
+uint64_t read_summary(uint64_t pc_id, uint32_t warp, uint32_t warp_epoch) {
+  const uint64_t many = uint64_t{emu.phase_tag} << 48 | pc_id << 36;
+  return warp == ~0u ? many : many | uint64_t{warp + 1} << 30 | (warp_epoch & 0x3FFFFFFFu);
+}
+
 void race_check(uintptr_t a, unsigned size, bool write, const void* pc, const thread* th) {
   const uint32_t tid = th->linear + 1;  // 0 means nobody
   const uint32_t wepoch = emu.warps[th->warp].syncwarp_epoch;
@@ -149,7 +185,12 @@ void race_check(uintptr_t a, unsigned size, bool write, const void* pc, const th
   // word do not conflict (byte-wide shared arrays written by neighbours still do).
   const size_t w0 = (a - emu.shared_lo) >> 1, w1 = (a + size - 1 - emu.shared_lo) >> 1;
   const uint64_t bytes = std::min(size, 2u);
+  const uint64_t id = write ? 0 : read_pc_id(pc);
+  const uint64_t by_warps = id ? read_summary(id, ~0u, 0) : 1;  // 1: never a summary
+  const uint64_t by_lanes = id ? read_summary(id, th->warp, wepoch) : 1;
   for (size_t w = w0; w <= w1 && w < emu.shadow.size(); ++w) {
+    uint64_t& summary = emu.read_summary[w];
+    if (summary == by_warps || summary == by_lanes) continue;
     shadow_word& s = emu.shadow[w];
     const bool written =
         s.write_epoch == emu.epoch && s.writer != tid && !ordered(s.writer, s.write_warp_epoch, th);
@@ -165,6 +206,7 @@ void race_check(uintptr_t a, unsigned size, bool write, const void* pc, const th
       s.write_epoch = emu.epoch;
       s.write_warp_epoch = wepoch;
       s.write_pc = pc;
+      summary = 0;
     } else {
       if (written) note_race(s.write_pc, 1, pc, 0, bytes);
       if (s.read_epoch != emu.epoch) {
@@ -177,6 +219,10 @@ void race_check(uintptr_t a, unsigned size, bool write, const void* pc, const th
       s.reader = tid;
       s.read_warp_epoch = wepoch;
       s.read_pc = pc;
+      summary = !id || s.write_epoch == emu.epoch ? 0
+                : s.many_warps                    ? by_warps
+                : s.many_in_phase                 ? by_lanes
+                                                  : 0;
     }
   }
 }
@@ -187,8 +233,8 @@ void race_check(uintptr_t a, unsigned size, bool write, const void* pc, const th
 // an earlier block's access is one the GPU may run at the same time as this one. Each
 // word keeps which of its bytes were written and read, so threads writing neighbouring
 // chars do not conflict.
-void global_race_check(global_word* words, size_t count, uintptr_t base, uintptr_t a, unsigned size,
-                       bool write, const void* pc, const thread* th) {
+void global_race_check(global_word* words, uint32_t owner, size_t count, uintptr_t base,
+                       uintptr_t a, unsigned size, bool write, const void* pc, const thread* th) {
   const uint32_t block = emu.block_seq, epoch = emu.epoch;
   const uint16_t me = static_cast<uint16_t>(th->linear);
   const uint16_t wepoch = static_cast<uint16_t>(emu.warps[th->warp].syncwarp_epoch);
@@ -200,7 +246,7 @@ void global_race_check(global_word* words, size_t count, uintptr_t base, uintptr
   };
   const size_t w0 = (a - base) >> 2, w1 = (a + size - 1 - base) >> 2;
   for (size_t w = w0; w <= w1 && w < count; ++w) {
-    global_word& s = for_this_launch(words[w]);
+    global_word& s = for_this_launch(words[w], owner);
     const uintptr_t lo = std::max(a, base + 4 * w), hi = std::min(a + size, base + 4 * w + 4);
     const uint8_t mask = static_cast<uint8_t>(((1u << (hi - lo)) - 1) << ((lo - base) & 3));
     const bool same_writer = s.w_block == block && s.w_thread == me;
@@ -318,13 +364,15 @@ inline void on_access(const void* address, unsigned size, bool write, const void
       const allocation* al = containing(a, size);
       if (!al) bad_global(a, size, write, pc);
       machine::allocation_hit& h = emu.hits[emu.next_hit++ % machine::kHits];
-      h = {al->base, al->base + al->size, g_options.check_races ? shadow_of(*al) : nullptr};
+      h = {al->base, al->base + al->size, g_options.check_races ? shadow_of(*al) : nullptr,
+           al->serial};
       hit = &h;
     }
     write ? ++th->global_writes : ++th->global_reads;
     add_to_group(th, pc, write ? access_kind::global_store : access_kind::global_load, a, size);
     if (hit->shadow)
-      global_race_check(hit->shadow, (hit->hi - hit->lo + 3) / 4, hit->lo, a, size, write, pc, th);
+      global_race_check(hit->shadow, hit->owner, (hit->hi - hit->lo + 3) / 4, hit->lo, a, size,
+                        write, pc, th);
     tick();
     return;
   }
@@ -344,7 +392,7 @@ inline void on_access(const void* address, unsigned size, bool write, const void
     if (g_options.check_races)
       for (uintptr_t w = a & ~uintptr_t{3}; w < a + size; w += 4) {
         const uintptr_t lo = std::max(a, w), hi = std::min(a + size, w + 4);
-        global_race_check(&emu.static_shadow[w], 1, w, lo, static_cast<unsigned>(hi - lo), write,
+        global_race_check(&emu.static_shadow[w], 0, 1, w, lo, static_cast<unsigned>(hi - lo), write,
                           pc, th);
       }
     tick();  // a spin on a __device__ flag must still meet the time limit
@@ -468,9 +516,7 @@ void note_atomic(const void* address, unsigned size, const void* pc) {
                           : a - emu.static_lo < emu.static_size && !is_builtin(a);
   if (!device) bad_global(a, size, true, pc);
   if (g_options.check_races && a - emu.arena_lo < emu.arena_size)
-    if (const allocation* al = containing(a, size))
-      if (global_word* words = shadow_of(*al))
-        mark_written(words, (al->size + 3) / 4, al->base, a, size);
+    if (const allocation* al = containing(a, size)) mark_written(*al, a, size);
   thread* th = emu.current;
   ++th->global_reads;
   ++th->global_writes;

@@ -75,6 +75,7 @@ struct warp_state {
 // needs no reset.
 struct global_word {
   uint32_t stamp;
+  uint32_t owner;             // the allocation's serial: a pooled shadow's old words are stale
   uint32_t footprint;         // the reset() generation in which the word was last first written
   uint32_t w_block, r_block;  // the block's position in the launch's run order
   uint32_t w_epoch, r_epoch;  // __syncthreads phase within that block
@@ -91,8 +92,11 @@ struct allocation {
   uintptr_t base;
   size_t size;
   bool live;
+  uint32_t serial = 0;                    // global_word::owner (0: static data's words)
   mutable global_word* shadow = nullptr;  // mapped at the first access by a kernel
+  mutable size_t shadow_bytes = 0;        // its mapping's size (a pooled one may be larger)
 };
+static_assert(sizeof(global_word) == 56, "the owner fits in the padding");
 
 struct shadow_word {  // racecheck state of two bytes of shared memory (half a word)
   uint32_t writer, write_epoch, write_warp_epoch;
@@ -118,6 +122,7 @@ struct machine {
   struct allocation_hit {
     uintptr_t lo = 0, hi = 0;
     global_word* shadow = nullptr;
+    uint32_t owner = 0;
   };
   static constexpr unsigned kHits = 4;
   allocation_hit hits[kHits];
@@ -131,6 +136,10 @@ struct machine {
   uintptr_t shared_lo = 0;
   size_t shared_size = 0;
   std::vector<shadow_word> shadow;
+  // Beside each shadow entry, 8 bytes that let most reads skip it (race_check's
+  // read_summary): made in this phase or stale.
+  std::vector<uint64_t> read_summary;
+  uint32_t phase_tag = 1;  // 1..0xFFFF, new at each block start and barrier (new_phase)
 
   // Fiber stacks: one mapping, one slot per thread of a block (stack_top_of).
   uintptr_t stacks_lo = 0;
@@ -183,14 +192,23 @@ extern options g_options;
 
 // A word's shadow as this launch sees it: state from an earlier launch is cleared (the
 // footprint, which counts since reset(), is kept).
-inline global_word& for_this_launch(global_word& s) {
-  if (s.stamp != emu.launch_id) {
-    const uint32_t footprint = s.footprint;
+// A word of another owner (a pooled shadow's previous allocation) starts afresh.
+inline global_word& for_this_launch(global_word& s, uint32_t owner) {
+  if (s.stamp != emu.launch_id || s.owner != owner) {
+    const uint32_t footprint = s.owner == owner ? s.footprint : 0;
     s = global_word{};
     s.stamp = emu.launch_id;
+    s.owner = owner;
     s.footprint = footprint;
   }
   return s;
+}
+// A new barrier phase for the read summaries: every summary made before goes stale.
+inline void new_phase() {
+  if (++emu.phase_tag > 0xFFFF) {  // the 16-bit tag wraps: forget every summary
+    std::fill(emu.read_summary.begin(), emu.read_summary.end(), uint64_t{0});
+    emu.phase_tag = 1;
+  }
 }
 std::string timeout_text();
 void syncwarp(unsigned mask);
@@ -206,9 +224,10 @@ void check_deadline();
 void maybe_switch();  // under a seeded schedule, sometimes lets other threads run first
 uint64_t next_random();
 global_word* shadow_of(const allocation& al);  // null when it cannot be mapped
+uint32_t next_allocation_serial();             // 1, 2, ...: allocation::serial
 void release_shadow(const allocation& al);
 // The words [a, a + size) of an allocation's shadow as written in this launch.
-void mark_written(global_word* words, size_t count, uintptr_t base, uintptr_t a, unsigned size);
+void mark_written(const allocation& al, uintptr_t a, unsigned size);
 
 // Device memory as a launch found it, to tell afterwards which bytes changed with no
 // store the emulator saw (report_kind::unseen_write). Only with race checks on (they

@@ -5,6 +5,7 @@
 #include <sys/mman.h>
 
 #include <algorithm>
+#include <bit>
 #include <cstdio>
 #include <cstring>
 #include <stdexcept>
@@ -76,30 +77,68 @@ const allocation* containing(uintptr_t a, size_t size) {
   return al.live && a + size <= al.base + al.size ? &al : nullptr;
 }
 
+namespace {
+// Freed allocations' shadows, kept for the next ones: a fresh mapping costs a page fault
+// and a page cleared by the kernel for every 4 KiB touched (a tenth of a lab test's
+// time), and the owner serial makes the old words stale without clearing them.
+struct pooled_shadow {
+  void* p;
+  size_t bytes;
+};
+std::vector<pooled_shadow> g_pool;
+size_t g_pool_bytes = 0;
+constexpr size_t kPoolCap = size_t{256} << 20;  // mapped bytes kept; the resident part is less
+uint32_t g_next_serial = 1;
+}  // namespace
+
+uint32_t next_allocation_serial() {
+  return g_next_serial++;
+}
+
 // One global_word per 4 bytes, mapped lazily (pages the kernels never touch cost
-// nothing). Null when the system refuses the mapping: that allocation is then not
-// race-checked.
+// nothing) in a power-of-two size, so that the tests' shapes, which differ a little from
+// draw to draw, find a pooled one. Null when the system refuses the mapping: that
+// allocation is then not race-checked.
 global_word* shadow_of(const allocation& al) {
   if (!al.shadow) {
-    const size_t bytes = (al.size + 3) / 4 * sizeof(global_word);
+    const size_t bytes =
+        std::bit_ceil(std::max<size_t>((al.size + 3) / 4 * sizeof(global_word), size_t{64} << 10));
+    auto best = g_pool.end();
+    for (auto it = g_pool.begin(); it != g_pool.end(); ++it)
+      if (it->bytes == bytes) best = it;
+    if (best != g_pool.end()) {
+      al.shadow = static_cast<global_word*>(best->p);
+      al.shadow_bytes = best->bytes;
+      g_pool_bytes -= best->bytes;
+      g_pool.erase(best);
+      return al.shadow;
+    }
     void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE,
                    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (p == MAP_FAILED) return nullptr;
     al.shadow = static_cast<global_word*>(p);
+    al.shadow_bytes = bytes;
   }
   return al.shadow;
 }
 
 void release_shadow(const allocation& al) {
   if (!al.shadow) return;
-  munmap(al.shadow, (al.size + 3) / 4 * sizeof(global_word));
+  if (g_pool_bytes + al.shadow_bytes <= kPoolCap) {
+    g_pool.push_back({al.shadow, al.shadow_bytes});
+    g_pool_bytes += al.shadow_bytes;
+  } else {
+    munmap(al.shadow, al.shadow_bytes);
+  }
   al.shadow = nullptr;
 }
 
-void mark_written(global_word* words, size_t count, uintptr_t base, uintptr_t a, unsigned size) {
-  for (size_t w = (a - base) >> 2; w <= (a + size - 1 - base) >> 2 && w < count; ++w) {
-    for_this_launch(words[w]).flags |= kWritten;
-  }
+void mark_written(const allocation& al, uintptr_t a, unsigned size) {
+  global_word* words = shadow_of(al);
+  if (!words) return;
+  const size_t count = (al.size + 3) / 4;
+  for (size_t w = (a - al.base) >> 2; w <= (a + size - 1 - al.base) >> 2 && w < count; ++w)
+    for_this_launch(words[w], al.serial).flags |= kWritten;
 }
 
 memory_snapshot snapshot_device_memory() {
@@ -130,7 +169,7 @@ std::string unseen_writes(const memory_snapshot& before, const std::string& kern
     for (size_t i = 0; i < bytes.size(); ++i) {
       if (now[i] == bytes[i]) continue;
       const global_word& s = words[i / 4];
-      if (s.stamp == emu.launch_id && (s.flags & kWritten)) continue;
+      if (s.stamp == emu.launch_id && s.owner == al->serial && (s.flags & kWritten)) continue;
       char at[32];
       std::snprintf(at, sizeof at, "0x%lx", static_cast<unsigned long>(base));
       return "Unseen write: byte " + std::to_string(i) + " of the " + std::to_string(al->size) +
@@ -210,14 +249,14 @@ cudaError_t cudaMalloc(void** ptr, size_t bytes) {
   auto& all = emu.allocations;
   if (base >= emu.arena_lo + emu.arena_used) {
     emu.arena_used = base + bytes - emu.arena_lo;
-    all.push_back({base, bytes, true});
+    all.push_back({base, bytes, true, next_allocation_serial()});
   } else {  // reused: drop the freed allocations the new one (with its gaps) covers
     std::erase_if(all, [&](const allocation& al) {
       return !al.live && al.base < base + bytes + kRedZone && base < al.base + al.size + kRedZone;
     });
     all.insert(std::lower_bound(all.begin(), all.end(), base,
                                 [](const allocation& al, uintptr_t x) { return al.base < x; }),
-               {base, bytes, true});
+               {base, bytes, true, next_allocation_serial()});
     emu.forget_allocations();
   }
   emu.bytes_in_use += bytes;

@@ -471,6 +471,7 @@ bool run_block(uint32_t n) {
     }
   });
   emu.epoch = 1;
+  new_phase();
   for (uint32_t t = 0; t < n; ++t) {
     thread& th = emu.threads[t];
     th.state = thread_state::runnable;
@@ -549,6 +550,7 @@ bool run_block(uint32_t n) {
     for (thread& th : emu.threads)
       th.state = thread_state::runnable;  // everyone reached the barrier
     ++emu.epoch;
+    new_phase();
   }
 }
 
@@ -656,7 +658,10 @@ void launch(const launch_config& config, const char* name, void (*entry)(void*),
       th.idx = {t % config.block.x, t / config.block.x % config.block.y,
                 t / (config.block.x * config.block.y)};
     }
-    if (g_options.check_races) emu.shadow.resize(emu.shared_size / 2 + 1);
+    if (g_options.check_races) {
+      emu.shadow.resize(emu.shared_size / 2 + 1);
+      emu.read_summary.resize(emu.shadow.size());
+    }
     g_dynamic_bytes = config.shared_bytes;
     grid_dim = config.grid;
     block_dim = config.block;

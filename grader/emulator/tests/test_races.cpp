@@ -122,3 +122,17 @@ TEST_CASE("two-byte elements: neighbours never race, and a word meets each half'
   CHECK_THAT(last().races[0].second, Catch::StartsWith("Read access at"));
   CHECK(hazards(last()) == 64);
 }
+
+TEST_CASE("a write races the latest read, whichever instruction made it", "[adversarial][races]") {
+  quiet q;
+  device_buffer<float> out(128);
+  for (int mode : {0, 1}) {  // readers in several warps; lanes of one warp
+    INFO("mode " << mode);
+    adv_reads_then_write(out.ptr, mode);
+    const auto& r = last();
+    REQUIRE(r.races.size() == 1);
+    CHECK_THAT(r.races[0].first, Catch::StartsWith("Write access at"));
+    CHECK_THAT(r.races[0].second, Catch::StartsWith("Read access at adv_second_read"));
+    CHECK(r.races[0].hazards == 4);
+  }
+}

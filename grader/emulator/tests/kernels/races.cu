@@ -128,3 +128,26 @@ __global__ void adv_half_words_kernel(float* out, int mode) {
 void adv_half_words(float* out, int mode) {
   adv_half_words_kernel<<<1, 64>>>(out, mode);
 }
+
+// One shared word read in one phase by every thread through one instruction, then by
+// some through a second (adv_second_read), and last written by the last thread, with no
+// barrier between: the write races the latest read, which must be the second
+// instruction's (the read summaries may skip a read only when nothing it would change can
+// show). mode 0: 4 warps, warp 3 also reads through the second; mode 1: one warp, lane 31
+// alone reads through the second.
+__device__ __attribute__((noinline)) float adv_second_read(const float* word) {
+  return *word;
+}
+__global__ void adv_reads_then_write_kernel(float* out, int mode) {
+  __shared__ float adv_read_word;
+  const int t = threadIdx.x;
+  if (t == 0) adv_read_word = 3.0f;
+  __syncthreads();
+  float v = adv_read_word;
+  if (mode == 0 ? t >= 96 : t == 31) v += adv_second_read(&adv_read_word);
+  if (t == static_cast<int>(blockDim.x) - 1) adv_read_word = 4.0f;
+  out[t] = v;
+}
+void adv_reads_then_write(float* out, int mode) {
+  adv_reads_then_write_kernel<<<1, mode == 0 ? 128 : 32>>>(out, mode);
+}

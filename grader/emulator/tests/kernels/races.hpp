@@ -9,4 +9,5 @@ void adv_broadcast_after_barrier(float* out);         // 256 readers of one word
 void adv_warp_reduce_syncwarp(const float* in, float* out);
 void adv_warp_read_then_write(float* out, int mode);
 void adv_warp_reduce_syncthreads(const float* in, float* out);
-void adv_half_words(float* out, int mode);  // 2-byte and 4-byte accesses, 64 threads
+void adv_half_words(float* out, int mode);        // 2-byte and 4-byte accesses, 64 threads
+void adv_reads_then_write(float* out, int mode);  // many reads, two instructions, a write

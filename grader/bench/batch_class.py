@@ -3,7 +3,8 @@
 benchmark) and prints the totals, the per-submission median and p95, for the whole lesson
 and for the exam alone. The class: every declared mutant of solutions/<lesson>/mutants/,
 plus solutions (each with a comment of its own), crashing, hanging, non-compiling and
-tampered submissions (edits outside the blanks) to make up N. Cold: a fresh --out, so each
+tampered submissions (edits outside the blanks) to make up N (more when the mutants alone
+outnumber N; the figures divide by the class's real size). Cold: a fresh --out, so each
 worker first builds its tree. Record results in docs/benchmarks.md with the machine and date.
 --verify then marks every student again with a single `grader mark` (same options, one of
 the batch's warm trees) and checks that the batch's report equals it and that the
@@ -219,14 +220,16 @@ def main():
         shutil.rmtree(cls, ignore_errors=True)
         kinds = make_class(root, a.lesson, a.n, cls)
         counts = {k: list(kinds.values()).count(k) for k in sorted(set(kinds.values()))}
-        print(f'{a.n} submissions: ' + ', '.join(f'{v} {k}' for k, v in counts.items()), flush=True)
+        size = len(kinds)  # every declared mutant is in, so it may be more than --n
+        print(f'{size} submissions (--n {a.n}): ' + ', '.join(f'{v} {k}' for k, v in counts.items()),
+              flush=True)
         runs = [('whole lesson (exam and three labs)', []), ('exam alone', ['--unit', 'exam'])]
         for label, extra in runs[:1] if a.verify else runs:
             out = os.path.join(work, 'out-' + ('all' if not extra else 'exam'))
             shutil.rmtree(out, ignore_errors=True)
             wall, median, p95, line = run_batch(os.path.abspath(a.grader), root, a.lesson, cls, out, a.jobs, extra)
-            print(f'| {label} | {a.n} | {a.jobs} | {wall:.0f} s | {wall / a.n:.2f} s | '
-                  f'{wall * a.jobs / a.n:.2f} s | {median:.1f} s | {p95:.1f} s |   ({line})', flush=True)
+            print(f'| {label} | {size} | {a.jobs} | {wall:.0f} s | {wall / size:.2f} s | '
+                  f'{wall * a.jobs / size:.2f} s | {median:.1f} s | {p95:.1f} s |   ({line})', flush=True)
             wrong = check_mutants(root, a.lesson, out, 'exam' if extra else None)
             print(f'  mutants with another verdict than declared, in marking mode: {wrong}', flush=True)
             if a.verify:

@@ -31,15 +31,6 @@ std::string where_is(uintptr_t a) {
   return "a host address";
 }
 
-std::string grouped(uint64_t n) {  // 4194304 -> 4,194,304
-  std::string s = std::to_string(n), out;
-  for (size_t i = 0; i < s.size(); ++i) {
-    if (i && (s.size() - i) % 3 == 0) out += ',';
-    out += s[i];
-  }
-  return out;
-}
-
 std::string who() {
   const uint3 t = thread_idx, b = block_idx;
   return "by thread (" + std::to_string(t.x) + "," + std::to_string(t.y) + "," +

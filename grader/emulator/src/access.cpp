@@ -164,7 +164,7 @@ uint64_t read_pc_id(const void* pc) {
 // + 1, 0-29 that phase; 2^30 __syncwarps in one barrier phase would outrun any time limit).
 // A read that finds its own value there changes nothing a report can show: a later write
 // conflicts whichever lane read, and read_pc stays. Any other value is stale.
-uint64_t read_summary(uint64_t pc_id, uint32_t warp, uint32_t warp_epoch) {
+uint64_t summary_value(uint64_t pc_id, uint32_t warp, uint32_t warp_epoch) {
   const uint64_t many = uint64_t{emu.phase_tag} << 48 | pc_id << 36;
   return warp == ~0u ? many : many | uint64_t{warp + 1} << 30 | (warp_epoch & 0x3FFFFFFFu);
 }
@@ -177,8 +177,8 @@ void race_check(uintptr_t a, unsigned size, bool write, const void* pc, const th
   const size_t w0 = (a - emu.shared_lo) >> 1, w1 = (a + size - 1 - emu.shared_lo) >> 1;
   const uint64_t bytes = std::min(size, 2u);
   const uint64_t id = write ? 0 : read_pc_id(pc);
-  const uint64_t by_warps = id ? read_summary(id, ~0u, 0) : 1;  // 1: never a summary
-  const uint64_t by_lanes = id ? read_summary(id, th->warp, wepoch) : 1;
+  const uint64_t by_warps = id ? summary_value(id, ~0u, 0) : 1;  // 1: never a summary
+  const uint64_t by_lanes = id ? summary_value(id, th->warp, wepoch) : 1;
   for (size_t w = w0; w <= w1 && w < emu.shadow.size(); ++w) {
     uint64_t& summary = emu.read_summary[w];
     if (summary == by_warps || summary == by_lanes) continue;

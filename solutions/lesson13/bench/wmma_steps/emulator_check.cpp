@@ -18,11 +18,6 @@
 
 namespace {
 
-struct variant {
-  const char* name;
-  wmma_steps::forward_fn fn;
-};
-
 // Relative (Frobenius) error of every row of every head; a launch problem is printed and
 // counts as an error of 1.
 double check(wmma_steps::forward_fn fn, int heads, int n, int d) {
@@ -59,20 +54,8 @@ double check(wmma_steps::forward_fn fn, int heads, int n, int d) {
 
 int main() {
   using namespace wmma_steps;
-  const variant vs[] = {{"step0-scratch", wmma_step0_scratch},
-                        {"step1-registers", wmma_step1_registers},
-                        {"step2-solution", lesson13::flash_attention_wmma_forward},
-                        {"tried-mtiles-bc64", wmma_tried_mtiles_bc64},
-                        {"tried-mtiles-bc32", wmma_tried_mtiles_bc32},
-                        {"tried-manual-k", wmma_tried_manual_k},
-                        {"tried-manual-kv", wmma_tried_manual_kv},
-                        {"tried-permuted", wmma_tried_permuted},
-                        {"tried-permuted-late-v", wmma_tried_permuted_late_v},
-                        {"tried-permuted-swizzled", wmma_tried_permuted_swizzled},
-                        {"tried-permuted-swizzled-8w", wmma_tried_permuted_swizzled_8w},
-                        {"tried-permuted-double", wmma_tried_permuted_double}};
   bool all_right = true;
-  for (const auto& vr : vs) {
+  for (const auto& vr : kVariants) {
     double worst = 0;
     for (int d : {64, 128})
       for (int n : {1, 15, 64, 100, 130, 300}) worst = std::max(worst, check(vr.fn, 2, n, d));

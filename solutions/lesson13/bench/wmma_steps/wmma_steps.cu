@@ -25,11 +25,6 @@
 namespace {
 
 using fwd_t = wmma_steps::forward_fn;
-struct variant {
-  const char* name;
-  fwd_t fn;
-};
-
 // Relative error of sample_rows rows of each head (attention_check.hpp).
 double check_one(fwd_t fn, int heads, int n, int d, int sample_rows, unsigned seed) {
   const size_t elems = size_t(heads) * n * d;
@@ -111,25 +106,13 @@ int main(int argc, char** argv) {
     std::printf("wmma_steps: no GPU to run on (%s)\n", cudaGetErrorString(e));
     return 2;
   }
-  const variant vs[] = {{"step0-scratch", wmma_step0_scratch},
-                        {"step1-registers", wmma_step1_registers},
-                        {"step2-solution", lesson13::flash_attention_wmma_forward},
-                        {"tried-mtiles-bc64", wmma_tried_mtiles_bc64},
-                        {"tried-mtiles-bc32", wmma_tried_mtiles_bc32},
-                        {"tried-manual-k", wmma_tried_manual_k},
-                        {"tried-manual-kv", wmma_tried_manual_kv},
-                        {"tried-permuted", wmma_tried_permuted},
-                        {"tried-permuted-late-v", wmma_tried_permuted_late_v},
-                        {"tried-permuted-swizzled", wmma_tried_permuted_swizzled},
-                        {"tried-permuted-swizzled-8w", wmma_tried_permuted_swizzled_8w},
-                        {"tried-permuted-double", wmma_tried_permuted_double}};
   if (argc == 3) {  // one variant, one timing at heads 16, n 4096 (for ncu)
-    for (auto& vr : vs)
+    for (auto& vr : kVariants)
       if (!std::strcmp(vr.name, argv[1]))
         std::printf("%s %.4f ms\n", vr.name, time_ms(vr.fn, 16, 4096, std::atoi(argv[2])));
     return 0;
   }
-  for (auto& vr : vs) {
+  for (auto& vr : kVariants) {
     double worst = 0;
     for (int d : {64, 128})
       for (int n : {1, 15, 100, 130, 257})

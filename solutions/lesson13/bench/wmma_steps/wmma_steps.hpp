@@ -5,6 +5,8 @@
 
 #include <cuda_bf16.h>
 
+#include "flash_attention_wmma.hpp"
+
 namespace wmma_steps {
 
 using forward_fn = bool (*)(const __nv_bfloat16* Q, const __nv_bfloat16* K, const __nv_bfloat16* V,
@@ -39,14 +41,33 @@ bool wmma_tried_permuted_late_v(const __nv_bfloat16* Q, const __nv_bfloat16* K,
 bool wmma_tried_permuted_swizzled(const __nv_bfloat16* Q, const __nv_bfloat16* K,
                                   const __nv_bfloat16* V, __nv_bfloat16* O, int heads, int n,
                                   int d);
-// tried_permuted_swizzled_8w with K_j and V_j^T double-buffered, one barrier a key tile.
-bool wmma_tried_permuted_double(const __nv_bfloat16* Q, const __nv_bfloat16* K,
-                                const __nv_bfloat16* V, __nv_bfloat16* O, int heads, int n, int d);
 // The same with 8 warps, 128 query rows a block.
 bool wmma_tried_permuted_swizzled_8w(const __nv_bfloat16* Q, const __nv_bfloat16* K,
                                      const __nv_bfloat16* V, __nv_bfloat16* O, int heads, int n,
                                      int d);
+// tried_permuted_swizzled_8w with K_j and V_j^T double-buffered, one barrier a key tile.
+bool wmma_tried_permuted_double(const __nv_bfloat16* Q, const __nv_bfloat16* K,
+                                const __nv_bfloat16* V, __nv_bfloat16* O, int heads, int n, int d);
 bool wmma_tried_manual_kv(const __nv_bfloat16* Q, const __nv_bfloat16* K, const __nv_bfloat16* V,
                           __nv_bfloat16* O, int heads, int n, int d);
+
+// Every kernel above, by the name the GPU timings and the emulator check print.
+struct variant {
+  const char* name;
+  forward_fn fn;
+};
+inline constexpr variant kVariants[] = {
+    {"step0-scratch", wmma_step0_scratch},
+    {"step1-registers", wmma_step1_registers},
+    {"step2-solution", lesson13::flash_attention_wmma_forward},
+    {"tried-mtiles-bc64", wmma_tried_mtiles_bc64},
+    {"tried-mtiles-bc32", wmma_tried_mtiles_bc32},
+    {"tried-manual-k", wmma_tried_manual_k},
+    {"tried-manual-kv", wmma_tried_manual_kv},
+    {"tried-permuted", wmma_tried_permuted},
+    {"tried-permuted-late-v", wmma_tried_permuted_late_v},
+    {"tried-permuted-swizzled", wmma_tried_permuted_swizzled},
+    {"tried-permuted-swizzled-8w", wmma_tried_permuted_swizzled_8w},
+    {"tried-permuted-double", wmma_tried_permuted_double}};
 
 }  // namespace wmma_steps

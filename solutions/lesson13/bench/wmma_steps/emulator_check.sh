@@ -12,13 +12,13 @@ emu="$build/grader/emulator"
   { echo "emulator_check.sh: build the emulator first (cmake --build $build --target cuda_emu)" >&2; exit 2; }
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
-inc=(-I"$here" -I"$root/lessons/lesson13/include" -I"$root/grader/emulator/include" -I"$root/grader/testing/include")
+inc=(-I"$here" -I"$here/emulator_shim" -I"$root/lessons/lesson13/include" -I"$root/grader/emulator/include" -I"$root/grader/testing/include")
 # Kernel files as the grader builds a lab's: rewritten, then instrumented for the emulator.
 kflags=(-std=c++20 -O1 -fsanitize=thread --param=tsan-instrument-func-entry-exit=0
         -fno-tree-vectorize -fno-tree-sra -Wno-unknown-pragmas)
 pids=()
 for f in "$here"/step0_scratch.cu "$here"/step1_registers.cu "$here"/tried_variants.cu \
-         "$here"/tried_permuted.cu "$here"/tried_permuted_double.cu \
+         "$here"/tried_permuted.cu "$here"/tried_permuted_double.cu "$here"/tried_overlap.cu "$here"/tried_async.cu "$here"/tried_mtiles_async.cu \
          "$root"/solutions/lesson13/flash_attention_wmma.cu; do
   name="$(basename "$f" .cu)"
   "$emu/cuda_emu_rewrite" "$f" "$work/$name.cu.cpp"

@@ -199,5 +199,114 @@ struct k_tile {
   }
 };
 
+// V_j, stored transposed (as tried-permuted-double's, for any number of warps): keys 32c + {2t, 2t + 8,
+// 2t + 16, 2t + 24} (+ 1) at dimensions 4dq .. 4dq + 3, dq = lane / 8 + 4 warp + 4W rep.
+template <int D, int W>
+struct v_tile_w {
+  static constexpr int REP = (D / 4 + 4 * W - 1) / (4 * W);
+  uint2 row[REP][4][2];
+  __device__ static int dq(int rep) { return threadIdx.x % 32 / 8 + 4 * (threadIdx.x / 32) + 4 * W * rep; }
+  __device__ void fetch(const __nv_bfloat16* V, int first, int n) {
+    const int lane = threadIdx.x % 32, t = lane % 4, c = lane / 4 % 2;
+#pragma unroll
+    for (int rep = 0; rep < REP; ++rep) {
+      if (dq(rep) >= D / 4) break;
+#pragma unroll
+      for (int j = 0; j < 4; ++j)
+#pragma unroll
+        for (int b = 0; b < 2; ++b) {
+          const int key = first + 32 * c + 2 * t + 8 * j + b;
+          row[rep][j][b] = key < n ? *reinterpret_cast<const uint2*>(&V[size_t(key) * D + 4 * dq(rep)])
+                                   : make_uint2(0, 0);
+        }
+    }
+  }
+  __device__ void put(__nv_bfloat16* Vt_s) const {
+    const int lane = threadIdx.x % 32, t = lane % 4, c = lane / 4 % 2;
+#pragma unroll
+    for (int rep = 0; rep < REP; ++rep) {
+      if (dq(rep) >= D / 4) break;
+#pragma unroll
+      for (int e = 0; e < 4; ++e) {
+        uint32_t w[4];
+#pragma unroll
+        for (int j = 0; j < 4; ++j)
+          w[j] = __byte_perm(e / 2 ? row[rep][j][0].y : row[rep][j][0].x,
+                             e / 2 ? row[rep][j][1].y : row[rep][j][1].x, e % 2 ? 0x7632 : 0x5410);
+        *reinterpret_cast<uint4*>(&Vt_s[(4 * dq(rep) + e) * LDV + 32 * c + 8 * t]) =
+            make_uint4(w[0], w[1], w[2], w[3]);
+      }
+    }
+  }
+};
+
+using acc_t = wmma::fragment<wmma::accumulator, 16, 16, 16, float>;
+using a_t = wmma::fragment<wmma::matrix_a, 16, 16, 16, __nv_bfloat16, wmma::row_major>;
+constexpr int NB = Bc / 16;
+using permuted::kLog2e;
+
+// O += P V from the transposed, permuted V tile.
+template <int D, int NB>
+__device__ __forceinline__ void add_pv(acc_t (&o)[D / 16], const a_t (&p)[NB],
+                                       const __nv_bfloat16* Vb, int g, int t) {
+#pragma unroll
+  for (int kk = 0; kk < NB / 2; ++kk)
+#pragma unroll
+    for (int f = 0; f < D / 16; ++f) {
+      wmma::fragment<wmma::matrix_b, 16, 16, 16, __nv_bfloat16, wmma::row_major> v0, v1;
+      permuted::load_pair(v0, v1, Vb + (16 * f + g) * LDV + 32 * kk + 8 * t,
+                          Vb + (16 * f + g + 8) * LDV + 32 * kk + 8 * t);
+      wmma::mma_sync(o[f], p[2 * kk], v0, o[f]);
+      wmma::mma_sync(o[f], p[2 * kk + 1], v1, o[f]);
+    }
+}
+
+// Keys at or past `limit` (of this tile) out.
+template <int NB>
+__device__ __forceinline__ void mask(acc_t (&s)[NB], int limit, int lane) {
+#pragma unroll
+  for (int c = 0; c < NB; ++c)
+#pragma unroll
+    for (int i = 0; i < 8; ++i)
+      if (c * 16 + permuted::acc_col(lane, i) >= limit) s[c].x[i] = -INFINITY;
+}
+
+// The online softmax of one tile: m in raw scores, P_j packed into bf16 pairs (elements i
+// and i + 1 of an accumulator are one row's neighbours), l updated, the rows' scales out.
+template <int NB>
+__device__ __forceinline__ void softmax(const acc_t (&s)[NB], a_t (&p)[NB], float (&m)[2],
+                                        float (&l)[2], float (&scale)[2], int lane) {
+  float mx[2] = {m[0], m[1]};
+#pragma unroll
+  for (int c = 0; c < NB; ++c)
+#pragma unroll
+    for (int i = 0; i < 8; ++i) mx[i / 2 % 2] = fmaxf(mx[i / 2 % 2], s[c].x[i]);
+  float mb[2], p_sum[2] = {0.0f, 0.0f};
+#pragma unroll
+  for (int h = 0; h < 2; ++h) {
+    mx[h] = fmaxf(mx[h], __shfl_xor_sync(0xffffffffu, mx[h], 1));
+    mx[h] = fmaxf(mx[h], __shfl_xor_sync(0xffffffffu, mx[h], 2));
+    scale[h] = exp2f((m[h] - mx[h]) * kLog2e);  // m = -inf at first: 0
+    m[h] = mx[h];
+    mb[h] = mx[h] * kLog2e;
+  }
+#pragma unroll
+  for (int c = 0; c < NB; ++c)
+#pragma unroll
+    for (int i = 0; i < 8; i += 2) {
+      const int h = i / 2 % 2;
+      const float e0 = exp2f(fmaf(s[c].x[i], kLog2e, -mb[h]));
+      const float e1 = exp2f(fmaf(s[c].x[i + 1], kLog2e, -mb[h]));
+      p_sum[h] += e0 + e1;
+      *reinterpret_cast<__nv_bfloat162*>(&p[c].x[i]) = __floats2bfloat162_rn(e0, e1);
+    }
+#pragma unroll
+  for (int h = 0; h < 2; ++h) {
+    p_sum[h] += __shfl_xor_sync(0xffffffffu, p_sum[h], 1);
+    p_sum[h] += __shfl_xor_sync(0xffffffffu, p_sum[h], 2);
+    l[h] = l[h] * scale[h] + p_sum[h];
+  }
+}
+
 }  // namespace permuted2
 }  // namespace wmma_steps

@@ -48,6 +48,27 @@ bool wmma_tried_permuted_swizzled_8w(const __nv_bfloat16* Q, const __nv_bfloat16
 // tried_permuted_swizzled_8w with K_j and V_j^T double-buffered, one barrier a key tile.
 bool wmma_tried_permuted_double(const __nv_bfloat16* Q, const __nv_bfloat16* K,
                                 const __nv_bfloat16* V, __nv_bfloat16* O, int heads, int n, int d);
+// tried-permuted-double with S_{j+1} and P_j V_j issued before S_{j+1}'s softmax, so that
+// the softmax overlaps the tensor cores, and a leaner softmax (tried_overlap.cu); 8 warps,
+// or 4 warps and two blocks an SM.
+bool wmma_tried_overlap_8w(const __nv_bfloat16* Q, const __nv_bfloat16* K, const __nv_bfloat16* V,
+                           __nv_bfloat16* O, int heads, int n, int d);
+bool wmma_tried_overlap_4w(const __nv_bfloat16* Q, const __nv_bfloat16* K, const __nv_bfloat16* V,
+                           __nv_bfloat16* O, int heads, int n, int d);
+// The same leaner softmax in tried-permuted-double's order, without the overlap.
+bool wmma_tried_lean_8w(const __nv_bfloat16* Q, const __nv_bfloat16* K, const __nv_bfloat16* V,
+                        __nv_bfloat16* O, int heads, int n, int d);
+// tried-lean-8w with K_j copied by cp.async, untouched, and Q's fragments permuted instead
+// (tried_async.cu; on the emulator through emulator_shim/).
+bool wmma_tried_async_k(const __nv_bfloat16* Q, const __nv_bfloat16* K, const __nv_bfloat16* V,
+                        __nv_bfloat16* O, int heads, int n, int d);
+// tried-async-k with 32 query rows a warp (two m-tiles), Q in shared memory, key tiles of 32
+// (tried_mtiles_async.cu).
+bool wmma_tried_mtiles_async(const __nv_bfloat16* Q, const __nv_bfloat16* K, const __nv_bfloat16* V,
+                             __nv_bfloat16* O, int heads, int n, int d);
+bool wmma_tried_mtiles_async_4w(const __nv_bfloat16* Q, const __nv_bfloat16* K,
+                                const __nv_bfloat16* V, __nv_bfloat16* O, int heads, int n,
+                                int d);
 bool wmma_tried_manual_kv(const __nv_bfloat16* Q, const __nv_bfloat16* K, const __nv_bfloat16* V,
                           __nv_bfloat16* O, int heads, int n, int d);
 
@@ -68,6 +89,12 @@ inline constexpr variant kVariants[] = {
     {"tried-permuted-late-v", wmma_tried_permuted_late_v},
     {"tried-permuted-swizzled", wmma_tried_permuted_swizzled},
     {"tried-permuted-swizzled-8w", wmma_tried_permuted_swizzled_8w},
-    {"tried-permuted-double", wmma_tried_permuted_double}};
+    {"tried-permuted-double", wmma_tried_permuted_double},
+    {"tried-lean-8w", wmma_tried_lean_8w},
+    {"tried-overlap-8w", wmma_tried_overlap_8w},
+    {"tried-overlap-4w", wmma_tried_overlap_4w},
+    {"tried-async-k", wmma_tried_async_k},
+    {"tried-mtiles-async", wmma_tried_mtiles_async},
+    {"tried-mtiles-async-4w", wmma_tried_mtiles_async_4w}};
 
 }  // namespace wmma_steps

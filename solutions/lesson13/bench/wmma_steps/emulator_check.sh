@@ -17,7 +17,7 @@ inc=(-I"$here" -I"$here/emulator_shim" -I"$root/lessons/lesson13/include" -I"$ro
 kflags=(-std=c++20 -O1 -fsanitize=thread --param=tsan-instrument-func-entry-exit=0
         -fno-tree-vectorize -fno-tree-sra -Wno-unknown-pragmas)
 pids=()
-for f in "$here"/step0_scratch.cu "$here"/step1_registers.cu "$here"/tried_variants.cu \
+for f in "$here"/step0_scratch.cu "$here"/step1_registers.cu "$here"/step2_loads.cu "$here"/tried_variants.cu \
          "$here"/tried_permuted.cu "$here"/tried_permuted_double.cu "$here"/tried_overlap.cu "$here"/tried_async.cu "$here"/tried_mtiles_async.cu \
          "$root"/solutions/lesson13/flash_attention_wmma.cu; do
   name="$(basename "$f" .cu)"

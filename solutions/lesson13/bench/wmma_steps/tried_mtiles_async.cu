@@ -4,7 +4,8 @@
 // chains of them. The registers that this costs (O is 128 a lane at d = 128) come from
 // elsewhere: Q stays in shared memory (copied by cp.async, its fragments loaded at each
 // key tile in tried-async-k's permuted order of d), and key tiles are 32 wide.
-// 8 warps and 256 query rows a block, or 4 warps, 128 rows and two blocks an SM.
+// 8 warps and 256 query rows a block, or 4 warps, 128 rows and two blocks an SM; and
+// tried-mtiles-regs, the 8 warps with Q and K through registers instead of cp.async.
 #include <cuda_pipeline.h>
 
 #include "tried_permuted.hpp"
@@ -33,6 +34,28 @@ __device__ __forceinline__ void copy_rows(__nv_bfloat16* M_s, const __nv_bfloat1
   }
   __pipeline_commit();
 }
+
+// The same through registers (for the variant without cp.async): fetch, then put.
+template <int D, int ROWS, int kThreads>
+struct rows_regs {
+  static constexpr int CPR = D / 8, N = ROWS * CPR / kThreads;
+  uint4 piece[N];
+  __device__ void fetch(const __nv_bfloat16* M, int first, int n) {
+#pragma unroll
+    for (int u = 0; u < N; ++u) {
+      const int idx = threadIdx.x + u * kThreads, r = idx / CPR, c = idx % CPR * 8;
+      piece[u] = first + r < n ? *reinterpret_cast<const uint4*>(&M[size_t(first + r) * D + c])
+                               : make_uint4(0, 0, 0, 0);
+    }
+  }
+  __device__ void put(__nv_bfloat16* M_s) const {
+#pragma unroll
+    for (int u = 0; u < N; ++u) {
+      const int idx = threadIdx.x + u * kThreads, r = idx / CPR, c = idx % CPR * 8;
+      *reinterpret_cast<uint4*>(&M_s[r * (D + PAD) + c]) = piece[u];
+    }
+  }
+};
 
 // V_j (Bc = 32 keys) stored transposed, keys permuted as tried_permuted.hpp's perm():
 // lane (t, dq = lane / 4 + 8 warp) holds keys 2t + 8j (+ 1) at dimensions 4dq .. 4dq + 3.
@@ -79,7 +102,7 @@ __device__ __forceinline__ void load_a_pair(a_t& a0, a_t& a1, const __nv_bfloat1
   f1[0] = x.z, f1[1] = y.z, f1[2] = x.w, f1[3] = y.w;
 }
 
-template <int D, int W>
+template <int D, int W, bool ASYNC>
 __global__ void __launch_bounds__(32 * W, W == 4 ? 2 : 1)
     kernel(const __nv_bfloat16* __restrict__ Q, const __nv_bfloat16* __restrict__ K,
            const __nv_bfloat16* __restrict__ V, __nv_bfloat16* __restrict__ O, int n) {
@@ -96,9 +119,20 @@ __global__ void __launch_bounds__(32 * W, W == 4 ? 2 : 1)
   const int r0 = blockIdx.x * Br;
   const __nv_bfloat16* Qw = Q_s + warp * 32 * LDK;  // this warp's rows
 
-  copy_rows<D, Br, kThreads>(Q_s, Q, r0, n);
-  copy_rows<D, Bc, kThreads>(K_s(0), K, 0, n);
   v_tile<D> v_regs;
+  rows_regs<D, Bc, kThreads> k_regs;  // without cp.async: K_{j+2} during tile j
+  if constexpr (ASYNC) {
+    copy_rows<D, Br, kThreads>(Q_s, Q, r0, n);
+    copy_rows<D, Bc, kThreads>(K_s(0), K, 0, n);
+  } else {
+    for (int part = 0; part < Br / Bc; ++part) {
+      k_regs.fetch(Q, r0 + part * Bc, n);
+      k_regs.put(Q_s + part * Bc * LDK);
+    }
+    k_regs.fetch(K, 0, n);
+    k_regs.put(K_s(0));
+    if (Bc < n) k_regs.fetch(K, Bc, n);
+  }
   v_regs.fetch(V, 0, n);
   __pipeline_wait_prior(0);
   __syncthreads();
@@ -114,7 +148,7 @@ __global__ void __launch_bounds__(32 * W, W == 4 ? 2 : 1)
   // Tile j: K_{j+1} copies into buffer b ^ 1 (last read by S_{j-1}, before the previous
   // barrier) while S_j reads b; V_j^T is stored into b (last read by P V_{j-2}).
   for (int j0 = 0, b = 0; j0 < n; j0 += Bc, b ^= 1) {
-    if (j0 + Bc < n) copy_rows<D, Bc, kThreads>(K_s(b ^ 1), K, j0 + Bc, n);
+    if (ASYNC && j0 + Bc < n) copy_rows<D, Bc, kThreads>(K_s(b ^ 1), K, j0 + Bc, n);
     const __nv_bfloat16* Kb = K_s(b);
     acc_t s[M][NB];
 #pragma unroll
@@ -152,9 +186,11 @@ __global__ void __launch_bounds__(32 * W, W == 4 ? 2 : 1)
         for (int e = 0; e < 8; ++e) o[i][f].x[e] *= scale[e / 2 % 2];
     }
     v_regs.put(Vt_s(b));
+    if (!ASYNC && j0 + Bc < n) k_regs.put(K_s(b ^ 1));
     __pipeline_wait_prior(0);
     __syncthreads();
     if (j0 + Bc < n) v_regs.fetch(V, j0 + Bc, n);
+    if (!ASYNC && j0 + 2 * Bc < n) k_regs.fetch(K, j0 + 2 * Bc, n);
     const __nv_bfloat16* Vb = Vt_s(b);
 #pragma unroll
     for (int f = 0; f < F; ++f) {
@@ -174,26 +210,26 @@ __global__ void __launch_bounds__(32 * W, W == 4 ? 2 : 1)
                            n, lane);
 }
 
-template <int D, int W>
+template <int D, int W, bool ASYNC>
 bool launch(const __nv_bfloat16* Q, const __nv_bfloat16* K, const __nv_bfloat16* V,
             __nv_bfloat16* O, int heads, int n) {
   constexpr int Br = 16 * M * W;
   constexpr size_t bytes = (Br * (D + PAD) + 2 * (Bc * (D + PAD) + D * LDV)) * sizeof(__nv_bfloat16);
-  if (cudaFuncSetAttribute(kernel<D, W>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+  if (cudaFuncSetAttribute(kernel<D, W, ASYNC>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                            static_cast<int>(bytes)) != cudaSuccess)
     return false;
-  kernel<D, W><<<dim3((n + Br - 1) / Br, heads), 32 * W, bytes>>>(Q, K, V, O, n);
+  kernel<D, W, ASYNC><<<dim3((n + Br - 1) / Br, heads), 32 * W, bytes>>>(Q, K, V, O, n);
   return true;
 }
 }  // namespace mtiles_async
 
 namespace mtiles_async {
-template <int W>
+template <int W, bool ASYNC = true>
 bool forward(const __nv_bfloat16* Q, const __nv_bfloat16* K, const __nv_bfloat16* V,
              __nv_bfloat16* O, int heads, int n, int d) {
   if (n < 1 || heads < 1) return false;
-  if (d == 64) return launch<64, W>(Q, K, V, O, heads, n);
-  if (d == 128) return launch<128, W>(Q, K, V, O, heads, n);
+  if (d == 64) return launch<64, W, ASYNC>(Q, K, V, O, heads, n);
+  if (d == 128) return launch<128, W, ASYNC>(Q, K, V, O, heads, n);
   return false;
 }
 }  // namespace mtiles_async
@@ -206,6 +242,10 @@ bool wmma_tried_mtiles_async_4w(const __nv_bfloat16* Q, const __nv_bfloat16* K,
                                 const __nv_bfloat16* V, __nv_bfloat16* O, int heads, int n,
                                 int d) {
   return mtiles_async::forward<4>(Q, K, V, O, heads, n, d);
+}
+bool wmma_tried_mtiles_regs(const __nv_bfloat16* Q, const __nv_bfloat16* K, const __nv_bfloat16* V,
+                            __nv_bfloat16* O, int heads, int n, int d) {
+  return mtiles_async::forward<8, false>(Q, K, V, O, heads, n, d);
 }
 
 }  // namespace wmma_steps

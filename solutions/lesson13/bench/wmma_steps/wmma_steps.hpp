@@ -18,8 +18,14 @@ bool wmma_step0_scratch(const __nv_bfloat16* Q, const __nv_bfloat16* K, const __
 // Step 1: S and P in registers, copies still before work (step1_registers.cu).
 bool wmma_step1_registers(const __nv_bfloat16* Q, const __nv_bfloat16* K, const __nv_bfloat16* V,
                           __nv_bfloat16* O, int heads, int n, int d);
-// Step 2 is the lab's solution (solutions/lesson13/flash_attention_wmma.cu): step 1 with
-// K_j's and V_j's loads in flight during the tensor-core work.
+// Step 2: step 1 with K_j's and V_j's loads in flight during the tensor-core work
+// (step2_loads.cu).
+bool wmma_step2_loads(const __nv_bfloat16* Q, const __nv_bfloat16* K, const __nv_bfloat16* V,
+                      __nv_bfloat16* O, int heads, int n, int d);
+// Step 3 is the lab's solution (solutions/lesson13/flash_attention_wmma.cu): 8 warps of 32
+// query rows (two row tiles), Bc = 32, Q in shared memory, fragments filled by hand with
+// 16-byte loads in a permuted order of the sum's index, V_j stored transposed: what
+// tried-mtiles-regs measured.
 
 // Tried on top of step 2 (tried_variants.cu): 32 query rows a warp (two m-tiles, each
 // K/V fragment used twice), with key tiles of 64 or 32; fragments of K (and V) filled
@@ -69,6 +75,8 @@ bool wmma_tried_mtiles_async(const __nv_bfloat16* Q, const __nv_bfloat16* K, con
 bool wmma_tried_mtiles_async_4w(const __nv_bfloat16* Q, const __nv_bfloat16* K,
                                 const __nv_bfloat16* V, __nv_bfloat16* O, int heads, int n,
                                 int d);
+bool wmma_tried_mtiles_regs(const __nv_bfloat16* Q, const __nv_bfloat16* K, const __nv_bfloat16* V,
+                            __nv_bfloat16* O, int heads, int n, int d);
 bool wmma_tried_manual_kv(const __nv_bfloat16* Q, const __nv_bfloat16* K, const __nv_bfloat16* V,
                           __nv_bfloat16* O, int heads, int n, int d);
 
@@ -80,7 +88,8 @@ struct variant {
 inline constexpr variant kVariants[] = {
     {"step0-scratch", wmma_step0_scratch},
     {"step1-registers", wmma_step1_registers},
-    {"step2-solution", lesson13::flash_attention_wmma_forward},
+    {"step2-loads", wmma_step2_loads},
+    {"step3-solution", lesson13::flash_attention_wmma_forward},
     {"tried-mtiles-bc64", wmma_tried_mtiles_bc64},
     {"tried-mtiles-bc32", wmma_tried_mtiles_bc32},
     {"tried-manual-k", wmma_tried_manual_k},
@@ -95,6 +104,7 @@ inline constexpr variant kVariants[] = {
     {"tried-overlap-4w", wmma_tried_overlap_4w},
     {"tried-async-k", wmma_tried_async_k},
     {"tried-mtiles-async", wmma_tried_mtiles_async},
-    {"tried-mtiles-async-4w", wmma_tried_mtiles_async_4w}};
+    {"tried-mtiles-async-4w", wmma_tried_mtiles_async_4w},
+    {"tried-mtiles-regs", wmma_tried_mtiles_regs}};
 
 }  // namespace wmma_steps

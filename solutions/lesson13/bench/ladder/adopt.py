@@ -9,8 +9,9 @@ notes, in one command:
      lesson13_checks), then runs the checks again, which must pass;
   5. lists every line of the notes it rewrote.
 The words around the figures (the GPU's name, the date, "about twice") stay the author's to
-read again against that list.
-  solutions/lesson13/bench/ladder/adopt.py RUN_DIR [--build build/dev]
+read again against that list. --roles takes some roles only (e.g. bf16,steps: lab 4's
+figures from a run on a card that the other roles were not measured on).
+  solutions/lesson13/bench/ladder/adopt.py RUN_DIR [--build build/dev] [--roles bf16,steps]
 """
 import argparse
 import json
@@ -42,15 +43,16 @@ def check_run(run):
     if bad:
         fail(f"{run}/ladder.jsonl has a failed kernel or CUDA call: {bad[0]}")
     steps = (run / "wmma_steps.txt").read_text(encoding="utf-8")
-    if not re.search(r"^\s*step2-solution heads", steps, re.M):
+    if not re.search(r"^\s*step3-solution heads", steps, re.M):
         fail(f"{run}/wmma_steps.txt has no timings of lab 4's steps")
     return next(r for r in rows if "device" in r)
 
 
-def point_roles(run):
+def point_roles(run, roles):
     text = FIGURES_JSON.read_text(encoding="utf-8")
     rel = run.relative_to(REPO).as_posix()
-    for role, name in ROLES.items():
+    for role in roles:
+        name = ROLES[role]
         # One line per role ("role": "path"): the file keeps its layout.
         text, n = re.subn(rf'^(\s*"{role}": )"[^"]*"', rf'\1"{rel}/{name}"', text, count=1, flags=re.M)
         if n != 1:
@@ -63,12 +65,16 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("run", type=pathlib.Path)
     ap.add_argument("--build", type=pathlib.Path, default=REPO / "build" / "dev")
+    ap.add_argument("--roles", default=",".join(ROLES), help="comma-separated: " + ",".join(ROLES))
     args = ap.parse_args()
+    roles = [r for r in args.roles.split(",") if r]
+    if not roles or any(r not in ROLES for r in roles):
+        fail(f"--roles takes some of {','.join(ROLES)}, not {args.roles}")
     run = args.run.resolve()
     if REPO not in run.parents:
         fail(f"{run} is outside the repository: keep the run under docs/measurements/")
     device = check_run(run)
-    point_roles(run)
+    point_roles(run, roles)
     subprocess.run([sys.executable, str(REPO / "lessons/lesson13/figures/make_figures.py")], check=True)
     subprocess.run(["cmake", "--build", str(args.build), "--target", "lesson13_checks"], check=True,
                    stdout=subprocess.DEVNULL)

@@ -25,7 +25,7 @@ cd "$root"
 } >"$out/machine.txt"
 cmds="$out/commands.txt"
 : >"$cmds"
-run() { echo "$*" >>"$cmds"; "$@"; }
+run() { echo "${*//$root\//}" >>"$cmds"; "$@"; }  # paths relative to the repository
 start=$(date +%s)
 # A course build (not a grading tree): its exercises are the solutions, and so is its bench.
 # shellcheck disable=SC2086

@@ -5,7 +5,6 @@
 // in any order that Q's and K's fragments share, so Q's A fragments take d in the order of
 // tried_permuted.hpp's perm(), loaded once, straight from global memory. V_j^T is still
 // stored by the threads (the transpose), and its loads are in flight during P V_j.
-#include <cuda_pipeline.h>
 
 #include "tried_permuted.hpp"
 #include "wmma_steps.hpp"
@@ -20,20 +19,6 @@ using permuted2::a_t;
 using permuted2::acc_t;
 using permuted2::NB;
 constexpr int W = 8, kThreads = 32 * W, Br = 16 * W;
-
-// K_j (rows from `first`, zeros past n) into K_s, 16 bytes a copy.
-template <int D>
-__device__ __forceinline__ void copy_k(__nv_bfloat16* K_s, const __nv_bfloat16* K, int first, int n) {
-  constexpr int CPR = D / 8;
-#pragma unroll
-  for (int u = 0; u < Bc * CPR / kThreads; ++u) {
-    const int idx = threadIdx.x + u * kThreads, r = idx / CPR, c = idx % CPR * 8;
-    const bool in = first + r < n;
-    __pipeline_memcpy_async(&K_s[r * (D + PAD) + c], in ? &K[size_t(first + r) * D + c] : K, 16,
-                            in ? 0 : 16);
-  }
-  __pipeline_commit();
-}
 
 // The warp's Q rows `first` .. + 15 as A fragments with d permuted (see the top): lane
 // (g, t) reads 16 bytes at column 32 cc + 8 t of rows g and g + 8 for fragments 2 cc and
@@ -56,24 +41,6 @@ __device__ __forceinline__ void load_q(a_t (&q)[D / 16], const __nv_bfloat16* Q,
 }
 
 template <int D>
-__device__ __forceinline__ void scores(acc_t (&s)[NB], const a_t (&q)[D / 16],
-                                       const __nv_bfloat16* Kb, int g, int t) {
-  constexpr int LDK = D + PAD;
-#pragma unroll
-  for (int c = 0; c < NB; ++c) wmma::fill_fragment(s[c], 0.0f);
-#pragma unroll
-  for (int cc = 0; cc < D / 32; ++cc)
-#pragma unroll
-    for (int c = 0; c < NB; ++c) {
-      wmma::fragment<wmma::matrix_b, 16, 16, 16, __nv_bfloat16, wmma::col_major> k0, k1;
-      const int col = 32 * cc + 8 * t;
-      permuted::load_pair(k0, k1, Kb + (16 * c + g) * LDK + col, Kb + (16 * c + g + 8) * LDK + col);
-      wmma::mma_sync(s[c], q[2 * cc], k0, s[c]);
-      wmma::mma_sync(s[c], q[2 * cc + 1], k1, s[c]);
-    }
-}
-
-template <int D>
 __global__ void __launch_bounds__(kThreads, 1)
     kernel(const __nv_bfloat16* __restrict__ Q, const __nv_bfloat16* __restrict__ K,
            const __nv_bfloat16* __restrict__ V, __nv_bfloat16* __restrict__ O, int n) {
@@ -88,7 +55,7 @@ __global__ void __launch_bounds__(kThreads, 1)
   Q += head, K += head, V += head, O += head;
   const int r0 = blockIdx.x * Br;
 
-  copy_k<D>(K_s(0), K, 0, n);
+  permuted2::copy_rows<D, Bc, kThreads>(K_s(0), K, 0, n);
   permuted2::v_tile_w<D, W> v_regs;
   v_regs.fetch(V, 0, n);
   a_t q[F];
@@ -102,9 +69,9 @@ __global__ void __launch_bounds__(kThreads, 1)
   // Tile j: K_{j+1} copies into buffer b ^ 1 (last read by S_{j-1}, before the previous
   // barrier) while S_j reads b; V_j^T is stored into b (last read by P V_{j-2}).
   for (int j0 = 0, b = 0; j0 < n; j0 += Bc, b ^= 1) {
-    if (j0 + Bc < n) copy_k<D>(K_s(b ^ 1), K, j0 + Bc, n);
+    if (j0 + Bc < n) permuted2::copy_rows<D, Bc, kThreads>(K_s(b ^ 1), K, j0 + Bc, n);
     acc_t s[NB];
-    scores<D>(s, q, K_s(b), g, t);
+    permuted2::scores<D, false>(s, q, K_s(b), g, t);
     if (j0 + Bc > n) permuted2::mask(s, n - j0, lane);
     a_t p[NB];
     permuted2::softmax(s, p, m, l, scale, lane);

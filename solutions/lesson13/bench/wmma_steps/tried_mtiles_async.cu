@@ -6,7 +6,6 @@
 // key tile in tried-async-k's permuted order of d), and key tiles are 32 wide.
 // 8 warps and 256 query rows a block, or 4 warps, 128 rows and two blocks an SM; and
 // tried-mtiles-regs, the 8 warps with Q and K through registers instead of cp.async.
-#include <cuda_pipeline.h>
 
 #include "tried_permuted.hpp"
 #include "wmma_steps.hpp"
@@ -19,21 +18,6 @@ using permuted2::a_t;
 using permuted2::acc_t;
 constexpr int M = 2, Bc = 32, NB = Bc / 16;
 constexpr int LDV = Bc;  // V_j^T rows of 64 bytes: rows g and g + 1 fill the 32 banks once
-
-// Rows first .. first + rows - 1 of a rows x D matrix into M_s (rows of D + PAD), zeros past
-// n, 16 bytes a copy; one commit.
-template <int D, int ROWS, int kThreads>
-__device__ __forceinline__ void copy_rows(__nv_bfloat16* M_s, const __nv_bfloat16* M, int first, int n) {
-  constexpr int CPR = D / 8;
-#pragma unroll
-  for (int u = 0; u < ROWS * CPR / kThreads; ++u) {
-    const int idx = threadIdx.x + u * kThreads, r = idx / CPR, c = idx % CPR * 8;
-    const bool in = first + r < n;
-    __pipeline_memcpy_async(&M_s[r * (D + PAD) + c], in ? &M[size_t(first + r) * D + c] : M, 16,
-                            in ? 0 : 16);
-  }
-  __pipeline_commit();
-}
 
 // The same through registers (for the variant without cp.async): fetch, then put.
 template <int D, int ROWS, int kThreads>
@@ -122,8 +106,8 @@ __global__ void __launch_bounds__(32 * W, W == 4 ? 2 : 1)
   v_tile<D> v_regs;
   rows_regs<D, Bc, kThreads> k_regs;  // without cp.async: K_{j+2} during tile j
   if constexpr (ASYNC) {
-    copy_rows<D, Br, kThreads>(Q_s, Q, r0, n);
-    copy_rows<D, Bc, kThreads>(K_s(0), K, 0, n);
+    permuted2::copy_rows<D, Br, kThreads>(Q_s, Q, r0, n);
+    permuted2::copy_rows<D, Bc, kThreads>(K_s(0), K, 0, n);
   } else {
     for (int part = 0; part < Br / Bc; ++part) {
       k_regs.fetch(Q, r0 + part * Bc, n);
@@ -148,7 +132,7 @@ __global__ void __launch_bounds__(32 * W, W == 4 ? 2 : 1)
   // Tile j: K_{j+1} copies into buffer b ^ 1 (last read by S_{j-1}, before the previous
   // barrier) while S_j reads b; V_j^T is stored into b (last read by P V_{j-2}).
   for (int j0 = 0, b = 0; j0 < n; j0 += Bc, b ^= 1) {
-    if (ASYNC && j0 + Bc < n) copy_rows<D, Bc, kThreads>(K_s(b ^ 1), K, j0 + Bc, n);
+    if (ASYNC && j0 + Bc < n) permuted2::copy_rows<D, Bc, kThreads>(K_s(b ^ 1), K, j0 + Bc, n);
     const __nv_bfloat16* Kb = K_s(b);
     acc_t s[M][NB];
 #pragma unroll

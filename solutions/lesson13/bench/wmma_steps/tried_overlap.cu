@@ -23,25 +23,6 @@ using permuted2::mask;
 using permuted2::NB;
 using permuted2::softmax;
 
-// S = Q K^T from a permuted, swizzled K tile (as tried-permuted-double's).
-template <int D>
-__device__ __forceinline__ void scores(acc_t (&s)[NB], const a_t (&q)[D / 16],
-                                       const __nv_bfloat16* Kb, int g, int t) {
-  constexpr int LDK = D + PAD;
-#pragma unroll
-  for (int c = 0; c < NB; ++c) wmma::fill_fragment(s[c], 0.0f);
-#pragma unroll
-  for (int cc = 0; cc < D / 32; ++cc)
-#pragma unroll
-    for (int c = 0; c < NB; ++c) {
-      wmma::fragment<wmma::matrix_b, 16, 16, 16, __nv_bfloat16, wmma::col_major> k0, k1;
-      const int col = 32 * cc + 8 * (t ^ (cc & 3));
-      permuted::load_pair(k0, k1, Kb + (16 * c + g) * LDK + col, Kb + (16 * c + g + 8) * LDK + col);
-      wmma::mma_sync(s[c], q[2 * cc], k0, s[c]);
-      wmma::mma_sync(s[c], q[2 * cc + 1], k1, s[c]);
-    }
-}
-
 template <int D, int W, bool OVERLAP>
 __global__ void __launch_bounds__(32 * W, W == 4 ? 2 : 1)
     kernel(const __nv_bfloat16* __restrict__ Q, const __nv_bfloat16* __restrict__ K,
@@ -85,7 +66,7 @@ __global__ void __launch_bounds__(32 * W, W == 4 ? 2 : 1)
     // the barrier, then P_j V_j.
     for (int j0 = 0, b = 0; j0 < n; j0 += Bc, b ^= 1) {
       acc_t s[NB];
-      scores<D>(s, q, K_s(b), g, t);
+      permuted2::scores<D, true>(s, q, K_s(b), g, t);
       if (j0 + Bc > n) mask(s, n - j0, lane);
       softmax(s, p, m, l, scale, lane);
 #pragma unroll
@@ -102,7 +83,7 @@ __global__ void __launch_bounds__(32 * W, W == 4 ? 2 : 1)
   } else {
     {
       acc_t s[NB];
-      scores<D>(s, q, K_s(0), g, t);
+      permuted2::scores<D, true>(s, q, K_s(0), g, t);
       if (Bc > n) mask(s, n, lane);
       softmax(s, p, m, l, scale, lane);  // O is zero: no scale to apply
     }
@@ -119,7 +100,7 @@ __global__ void __launch_bounds__(32 * W, W == 4 ? 2 : 1)
       const bool more = j0 + Bc < n;
       acc_t s[NB];
       if (more) {
-        scores<D>(s, q, K_s(b ^ 1), g, t);
+        permuted2::scores<D, true>(s, q, K_s(b ^ 1), g, t);
         if (j0 + 2 * Bc > n) mask(s, n - j0 - Bc, lane);
       }
       add_pv<D>(o, p, Vt_s(b), g, t);

@@ -13,6 +13,7 @@
 #pragma once
 
 #include <cuda_bf16.h>
+#include <cuda_pipeline.h>  // on the emulator: emulator_shim/
 #include <cuda_runtime.h>
 #include <mma.h>
 
@@ -244,6 +245,42 @@ using acc_t = wmma::fragment<wmma::accumulator, 16, 16, 16, float>;
 using a_t = wmma::fragment<wmma::matrix_a, 16, 16, 16, __nv_bfloat16, wmma::row_major>;
 constexpr int NB = Bc / 16;
 using permuted::kLog2e;
+
+// S_j = Q K_j^T from K_j's rows, each B fragment pair one 16-byte load a row (load_pair);
+// SWIZZLED: K_j's 16-byte chunks XOR-swizzled (tried-permuted-double's layout), else as
+// stored (tried-async-k's, with Q's fragments in the permuted order instead).
+template <int D, bool SWIZZLED>
+__device__ __forceinline__ void scores(acc_t (&s)[NB], const a_t (&q)[D / 16],
+                                       const __nv_bfloat16* Kb, int g, int t) {
+  constexpr int LDK = D + PAD;
+#pragma unroll
+  for (int c = 0; c < NB; ++c) wmma::fill_fragment(s[c], 0.0f);
+#pragma unroll
+  for (int cc = 0; cc < D / 32; ++cc)
+#pragma unroll
+    for (int c = 0; c < NB; ++c) {
+      wmma::fragment<wmma::matrix_b, 16, 16, 16, __nv_bfloat16, wmma::col_major> k0, k1;
+      const int col = 32 * cc + 8 * (SWIZZLED ? t ^ (cc & 3) : t);
+      permuted::load_pair(k0, k1, Kb + (16 * c + g) * LDK + col, Kb + (16 * c + g + 8) * LDK + col);
+      wmma::mma_sync(s[c], q[2 * cc], k0, s[c]);
+      wmma::mma_sync(s[c], q[2 * cc + 1], k1, s[c]);
+    }
+}
+
+// Rows first .. first + rows - 1 of a rows x D matrix into M_s (rows of D + PAD), zeros past
+// n, 16 bytes a copy; one commit.
+template <int D, int ROWS, int kThreads>
+__device__ __forceinline__ void copy_rows(__nv_bfloat16* M_s, const __nv_bfloat16* M, int first, int n) {
+  constexpr int CPR = D / 8;
+#pragma unroll
+  for (int u = 0; u < ROWS * CPR / kThreads; ++u) {
+    const int idx = threadIdx.x + u * kThreads, r = idx / CPR, c = idx % CPR * 8;
+    const bool in = first + r < n;
+    __pipeline_memcpy_async(&M_s[r * (D + PAD) + c], in ? &M[size_t(first + r) * D + c] : M, 16,
+                            in ? 0 : 16);
+  }
+  __pipeline_commit();
+}
 
 // O += P V from the transposed, permuted V tile.
 template <int D, int NB>

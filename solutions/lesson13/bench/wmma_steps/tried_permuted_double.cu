@@ -18,40 +18,6 @@ using permuted::PAD;
 constexpr int W = 8, kThreads = 32 * W, Br = 16 * W;
 
 template <int D>
-struct v_tile {  // keys 32c + {2t, 2t + 8, 2t + 16, 2t + 24} (+ 1) at dimensions 4dq .. 4dq + 3
-  uint2 row[4][2];
-  __device__ bool mine() const { return threadIdx.x / 32 * 4 + threadIdx.x % 32 / 8 < D / 4; }
-  __device__ void fetch(const __nv_bfloat16* V, int first, int n) {
-    const int lane = threadIdx.x % 32, t = lane % 4, c = lane / 4 % 2;
-    const int dq = lane / 8 + 4 * (threadIdx.x / 32);
-    if (!mine()) return;
-#pragma unroll
-    for (int j = 0; j < 4; ++j)
-#pragma unroll
-      for (int b = 0; b < 2; ++b) {
-        const int key = first + 32 * c + 2 * t + 8 * j + b;
-        row[j][b] = key < n ? *reinterpret_cast<const uint2*>(&V[size_t(key) * D + 4 * dq])
-                            : make_uint2(0, 0);
-      }
-  }
-  __device__ void put(__nv_bfloat16* Vt_s) const {
-    const int lane = threadIdx.x % 32, t = lane % 4, c = lane / 4 % 2;
-    const int dq = lane / 8 + 4 * (threadIdx.x / 32);
-    if (!mine()) return;
-#pragma unroll
-    for (int e = 0; e < 4; ++e) {
-      uint32_t w[4];
-#pragma unroll
-      for (int j = 0; j < 4; ++j)
-        w[j] = __byte_perm(e / 2 ? row[j][0].y : row[j][0].x, e / 2 ? row[j][1].y : row[j][1].x,
-                           e % 2 ? 0x7632 : 0x5410);
-      *reinterpret_cast<uint4*>(&Vt_s[(4 * dq + e) * LDV + 32 * c + 8 * t]) =
-          make_uint4(w[0], w[1], w[2], w[3]);
-    }
-  }
-};
-
-template <int D>
 constexpr size_t buffer_elems() {
   return Bc * (D + PAD) + D * LDV;  // one K_j and one V_j^T
 }
@@ -83,7 +49,7 @@ __global__ void __launch_bounds__(kThreads, 1)
   for (int f = 0; f < F; ++f) wmma::load_matrix_sync(q[f], base + warp * 16 * LDK + f * 16, LDK);
   __syncthreads();
   permuted2::k_tile<D, W> k_regs;
-  v_tile<D> v_regs;
+  permuted2::v_tile_w<D, W> v_regs;
   k_regs.fetch(K, 0, n);
   k_regs.put(K_s(0));
   v_regs.fetch(V, 0, n);

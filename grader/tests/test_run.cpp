@@ -276,6 +276,47 @@ TEST_CASE("run_all shares the grade's memory budget among the jobs it runs at on
   }
 }
 
+TEST_CASE("run_all starts the longest jobs first and returns results in job order", "[run]") {
+  // A runner that only notes the order jobs start in. One worker, so the order is exact.
+  struct order_runner final : grader::runner {
+    std::vector<std::string> started;
+    std::string isolation() const override { return "test"; }
+    grader::tag_run run(const grader::test_job& job, unsigned, const grader::run_limits&) override {
+      started.push_back(job.tag);
+      grader::tag_run t;
+      t.tag = job.tag;
+      return t;
+    }
+  } runner;
+  std::vector<grader::test_job> jobs = {{"ex", "bin", "[a]", 1},
+                                        {"ex", "bin", "[b]", 1},
+                                        {"ex", "bin", "[c]", 1},
+                                        {"ex", "bin", "[d]", 1}};
+  jobs[0].estimate = 0.1;
+  jobs[1].estimate = 0.5;
+  jobs[3].estimate = 0.3;  // [c]: never ran, so unknown
+  const auto runs = grader::run_all(runner, jobs, 5, grader::run_limits{}, 1);
+  CHECK(runner.started == std::vector<std::string>{"[b]", "[d]", "[a]", "[c]"});
+  REQUIRE(runs.size() == 4);
+  for (size_t i = 0; i < jobs.size(); ++i) CHECK(runs[i].tag == jobs[i].tag);
+}
+
+TEST_CASE("a cache's run times serve as estimates whatever binary made them", "[run]") {
+  temp_dir dir;
+  const fs::path bin = fake_binary(dir.path, "record '" + passing_line + "'\n");
+  const fs::path cache = dir.path / "x.cache.json";
+  grader::tag_run r = run_tag(bin, "[code.update]", 42, 10s, 1);
+  r.process.seconds = 0.25;
+  grader::save_cached_runs(cache, "an older binary", 42, 10s, {r});
+  CHECK(grader::cached_run_seconds(cache) ==
+        std::map<std::string, double>{{"[code.update]", 0.25}});
+  CHECK(grader::cached_run_seconds(dir.path / "missing.json").empty());
+  std::ofstream(dir.path / "bad.json") << "{\"runs\": {\"[x]\": {\"seconds\": \"no\"}}";
+  CHECK(grader::cached_run_seconds(dir.path / "bad.json").empty());  // not even JSON: none
+  std::ofstream(dir.path / "odd.json") << "{\"runs\": {\"[x]\": {\"seconds\": \"no\"}}}";
+  CHECK(grader::cached_run_seconds(dir.path / "odd.json").empty());
+}
+
 TEST_CASE("run_grouped runs an exercise's judge tags in one process, and alone what it left",
           "[run]") {
   // A judge standing in for a lesson's: for each tag it is given ("[a],[b]": Catch2's

@@ -87,6 +87,19 @@ std::map<std::string, tag_run> load_cached_runs(const std::filesystem::path& fil
   }
 }
 
+std::map<std::string, double> cached_run_seconds(const std::filesystem::path& file) {
+  std::map<std::string, double> out;
+  std::ifstream in(file);
+  if (!in) return out;
+  const auto j = nlohmann::json::parse(in, nullptr, false);
+  if (j.is_discarded() || !j.is_object() || !j.contains("runs") || !j["runs"].is_object())
+    return out;
+  for (const auto& [tag, r] : j["runs"].items())
+    if (r.is_object() && r.contains("seconds") && r["seconds"].is_number())
+      out[tag] = r["seconds"].get<double>();
+  return out;
+}
+
 std::map<std::string, int> cached_list_tags(const std::filesystem::path& binary,
                                             const std::filesystem::path& file,
                                             const std::vector<std::string>& confine) {

@@ -64,6 +64,9 @@ test_runs run_tests(runner& r, const resolved& what, const build_result& built,
       }
       out.reused.push_back(f.ex->file);
     } else {
+      const auto last = cached_run_seconds(s.cache_dir / (f.ex->id + ".cache.json"));
+      for (test_job& j : mine)
+        if (const auto it = last.find(j.tag); it != last.end()) j.estimate = it->second;
       jobs.insert(jobs.end(), mine.begin(), mine.end());
     }
   }

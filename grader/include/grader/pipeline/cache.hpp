@@ -32,6 +32,10 @@ std::map<std::string, tag_run> load_cached_runs(const std::filesystem::path& fil
                                                 unsigned* seed,
                                                 std::optional<unsigned> require_seed = {});
 
+// The seconds each tag's last run took, from `file`, whatever binary ran it: estimates
+// that order a grade's jobs (test_job::estimate), never results.
+std::map<std::string, double> cached_run_seconds(const std::filesystem::path& file);
+
 // list_tags(binary), remembered in `file` while the binary is unchanged: a re-grade
 // then starts no process for an exercise whose binary did not change.
 std::map<std::string, int> cached_list_tags(const std::filesystem::path& binary,

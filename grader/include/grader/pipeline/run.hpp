@@ -57,6 +57,9 @@ struct test_job {
   // The same for a compute process whose memory the judge measures from outside: its
   // sanitizer keeps no freed blocks aside (sanitizer_environment(true)).
   std::vector<std::string> compute_measured_wrapper = {};
+  // Seconds this tag's last run took, if known (cached_run_seconds): run_all starts the
+  // longest jobs first, so a short one is not left to end a grade alone.
+  double estimate = 0;
 };
 
 struct tag_run {
@@ -145,7 +148,8 @@ class sandbox_runner final : public runner {
   process_runner inner_;
 };
 
-// Runs the jobs, up to `parallel` at once; results in job order.
+// Runs the jobs, up to `parallel` at once, the longest (by estimate) first; results in
+// job order.
 std::vector<tag_run> run_all(runner& r, const std::vector<test_job>& jobs, unsigned seed,
                              const run_limits& limits, unsigned parallel);
 

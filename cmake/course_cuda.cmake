@@ -16,7 +16,10 @@ set(COURSE_EMU_FLAGS
     -fno-tree-vectorize -fno-tree-sra
     # `#pragma unroll` is nvcc's and means nothing to g++: no warning for a student's report.
     -Wno-unknown-pragmas
-    -O1 -g1 -gdwarf-4)  # DWARF 4: binutils 2.40 addr2line misreads #line files in DWARF 5
+    # Line tables only (a report's file:line); no variable locations, so no var-tracking
+    # pass: 10-15 % of the larger kernel files' compile (docs/benchmarks.md).
+    -O1 -g1 -fno-var-tracking
+    -gdwarf-4)  # DWARF 4: binutils 2.40 addr2line misreads #line files in DWARF 5
 
 # A kernel's fmaf() is then one instruction, not a libm call through the PLT (11 % of lab 3
 # part 2's emulated tests, docs/benchmarks.md). Only where this machine's CPU has FMA (x86-64

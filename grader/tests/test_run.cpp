@@ -294,7 +294,7 @@ TEST_CASE("run_all starts the longest jobs first and returns results in job orde
                                         {"ex", "bin", "[d]", 1}};
   jobs[0].estimate = 0.1;
   jobs[1].estimate = 0.5;
-  jobs[3].estimate = 0.3;  // [c]: never ran, so unknown
+  jobs[3].estimate = 0.3;  // [c] never ran: no estimate, so it starts last
   const auto runs = grader::run_all(runner, jobs, 5, grader::run_limits{}, 1);
   CHECK(runner.started == std::vector<std::string>{"[b]", "[d]", "[a]", "[c]"});
   REQUIRE(runs.size() == 4);

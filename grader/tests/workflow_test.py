@@ -277,6 +277,14 @@ def run_student_workflow(wf, job, steps, work):
     check("solutions: the feedback is on the run's page (GITHUB_STEP_SUMMARY)",
           len(feedback) > 100 and feedback in summary, summary[:200])
 
+    # The README's build is the student's: the instructor's commands answer with one line.
+    for argv in (["dev", "check", LESSON], ["batch", LESSON, "submissions", "--out", "marks"]):
+        run = subprocess.run([f"{repo}/build/bin/grader", *argv], cwd=repo, capture_output=True,
+                             text=True)
+        check(f"the student build: grader {argv[0]} is an instructor command (exit 2, one line)",
+              run.returncode == 2 and run.stderr.count("\n") == 1 and
+              "cmake --workflow --preset instructor" in run.stderr, f"{run.returncode} {run.stderr}")
+
     # The untouched exercise: 0 points, status fail.
     for f in files:
         shutil.copy(f"{ROOT}/exercises/{LESSON}/{f}", f"{repo}/exercises/{LESSON}/{f}")
@@ -304,6 +312,9 @@ def class_workflow(wf, work):
           shards == list(range(1, int(wf.get("env", {}).get("SHARDS", 0)) + 1)), f"{shards}")
     check(f"{name}: merge needs mark, mark needs gather",
           merge.get("needs") == "mark" and mark.get("needs") == "gather")
+    for job_name, job in (("mark", mark), ("merge", merge)):
+        check(f"{name}: {job_name} builds the instructor's grader (grader batch is in it)",
+              "cmake --workflow --preset instructor" in [s.get("run", "").strip() for s in steps_of(job)])
     mark_step = [s for s in steps_of(mark) if "batch" in s.get("run", "")]
     merge_step = [s for s in steps_of(merge) if "--merge" in s.get("run", "")]
     if not check(f"{name}: one marking and one merging script", len(mark_step) == len(merge_step) == 1):

@@ -28,8 +28,10 @@ set -euo pipefail
 root="${AUTOGRADER_ROOT:-/autograder}"
 course="$root/source/course"
 "$course/.ci/install-deps"
+# Only `grader mark` and `dev manifest` run here: the student build, without the instructor's
+# commands, is enough.
 cmake -S "$course" -B "$root/grader-build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
-  -DCOURSE_BUILD_TESTS=OFF
+  -DCOURSE_BUILD_TESTS=OFF -DCOURSE_INSTRUCTOR_COMMANDS=OFF
 cmake --build "$root/grader-build" --target grader grader-confine
 # The solutions are the instructor's own: marked without the sandbox, only to build the tree.
 mkdir -p "$root/warm-up"

@@ -281,7 +281,8 @@ def run_student_workflow(wf, job, steps, work):
     for argv in (["dev", "check", LESSON], ["batch", LESSON, "submissions", "--out", "marks"]):
         run = subprocess.run([f"{repo}/build/bin/grader", *argv], cwd=repo, capture_output=True,
                              text=True)
-        check(f"the student build: grader {argv[0]} is an instructor command (exit 2, one line)",
+        command = " ".join(argv[:2] if argv[0] == "dev" else argv[:1])
+        check(f"the student build: grader {command} is an instructor command (exit 2, one line)",
               run.returncode == 2 and run.stderr.count("\n") == 1 and
               "cmake --workflow --preset instructor" in run.stderr, f"{run.returncode} {run.stderr}")
 

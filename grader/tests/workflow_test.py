@@ -286,6 +286,12 @@ def run_student_workflow(wf, job, steps, work):
               run.returncode == 2 and run.stderr.count("\n") == 1 and
               "cmake --workflow --preset instructor" in run.stderr, f"{run.returncode} {run.stderr}")
 
+    helps = subprocess.run([f"{repo}/build/bin/grader", "--help"], capture_output=True,
+                           text=True).stdout.splitlines()
+    check("the student build: --help marks batch and review as not in it",
+          all(any(h.strip().startswith(c + " ") and h.endswith("--preset instructor]") for h in helps)
+              for c in ("batch", "review")), "\n".join(helps[-12:]))
+
     # The untouched exercise: 0 points, status fail.
     for f in files:
         shutil.copy(f"{ROOT}/exercises/{LESSON}/{f}", f"{repo}/exercises/{LESSON}/{f}")

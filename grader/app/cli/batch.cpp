@@ -19,9 +19,9 @@ namespace grader::cli {
 
 void declare_batch(CLI::App& app, options& o) {
   o.batch = app.add_subcommand(
-      "batch",
-      "Mark a whole class: one folder per student in SUBMISSIONS, each marked as `grader mark` "
-      "does; reports, feedback, gradebook.csv and summary.md in --out");
+      "batch", instructor_help("Mark a whole class: one folder per student in SUBMISSIONS, each "
+                               "marked as `grader mark` does; reports, feedback, gradebook.csv "
+                               "and summary.md in --out"));
   CLI::App& b = *o.batch;
   b.add_option("lesson", o.lesson, "The lesson")->required();
   b.add_option("submissions", o.batch_submissions, "A folder with one folder per student");
@@ -50,9 +50,10 @@ void declare_batch(CLI::App& app, options& o) {
 
   o.review = app.add_subcommand(
       "review",
-      "Review a marked class: every part judged from free text or with a provisional veto, "
-      "the student's text beside the key points; keys accept, set points, set or clear a "
-      "veto; the decisions go to DIR/reviews/ and those students are marked again");
+      instructor_help("Review a marked class: every part judged from free text or with a "
+                      "provisional veto, the student's text beside the key points; keys accept, "
+                      "set points, set or clear a veto; the decisions go to DIR/reviews/ and "
+                      "those students are marked again"));
   CLI::App& r = *o.review;
   r.add_option("dir", o.review_dir, "A folder written by grader batch --out")->required();
   r.add_option("--reviewer", o.reviewer, "Your name, recorded in the review files");

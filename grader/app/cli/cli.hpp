@@ -88,6 +88,9 @@ int run_batch(const course& c, const options& o, lang l);
 int run_review(const course& c, const options& o, lang l);
 int run_dev(const course& c, const options& o, lang l);  // also `hint` and `list`
 
+// An instructor command's help text, which in the student build also says it is left out.
+std::string instructor_help(const std::string& description);
+
 // "grader: cannot grade: <why>" on one line of stderr; returns exit code 2.
 int fail_to_grade(const std::string& why);
 

@@ -35,12 +35,14 @@ void declare_hint_and_list(CLI::App& app, options& o) {
 
 void declare_bundles(CLI::App& dev, options& o) {
   o.gradescope = dev.add_subcommand(
-      "gradescope", "Write a Gradescope autograder bundle (setup.sh, run_autograder, the course)");
+      "gradescope", instructor_help("Write a Gradescope autograder bundle (setup.sh, "
+                                    "run_autograder, the course)"));
   o.gradescope->add_option("lesson", o.gradescope_lesson, "The lesson")->required();
   o.gradescope->add_option("--out", o.gradescope_out, "The zip to write, e.g. autograder.zip")
       ->required();
   o.release = dev.add_subcommand(
-      "release", "Write the course as students get it: no solutions, keys or instructor notes");
+      "release", instructor_help("Write the course as students get it: no solutions, keys or "
+                                 "instructor notes"));
   o.release->add_option("lesson", o.release_lesson, "The lesson")->required();
   o.release
       ->add_option("--out", o.release_out,
@@ -73,7 +75,8 @@ void declare_dev(CLI::App& app, options& o) {
   declare_hint_and_list(app, o);
   o.dev = app.add_subcommand("dev", "Instructor tools")->require_subcommand(1);
   o.check = o.dev->add_subcommand(
-      "check", "Exercises fail, solutions score full, mutants get their declared verdict");
+      "check", instructor_help("Exercises fail, solutions score full, mutants get their "
+                               "declared verdict"));
   o.check->add_option("lessons", o.dev_lessons, "Lessons to check (default: all)");
   o.check->add_option("--only", o.only,
                       "Run only this check (repeatable); a name ending in ':' selects a group, "

@@ -8,6 +8,7 @@
 
 #include "cli.hpp"
 #include "grader/base/text.hpp"
+#include "grader/commands/dev.hpp"
 #include "grader/pipeline/reporter.hpp"
 #include "grader/pipeline/runner.hpp"
 
@@ -123,6 +124,12 @@ std::vector<std::string> given_options(const CLI::App& cmd,
     for (const std::string& value : opt->results()) out.insert(out.end(), {opt->get_name(), value});
   }
   return out;
+}
+
+std::string instructor_help(const std::string& description) {
+  return instructor_commands_built()
+             ? description
+             : description + " [not in this student build: cmake --workflow --preset instructor]";
 }
 
 int fail_to_grade(const std::string& why) {

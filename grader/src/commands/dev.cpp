@@ -527,6 +527,10 @@ bool selected(const std::string& name, const std::vector<std::string>& only) {
 
 }  // namespace
 
+bool instructor_commands_built() {
+  return true;
+}
+
 dev_check_result dev_check(const course& c, const manifest& m, const dev_check_options& o,
                            std::ostream& out) {
   check_context cx(c, m, o.seed);

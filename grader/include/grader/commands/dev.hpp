@@ -35,6 +35,10 @@ struct dev_check_result {
 dev_check_result dev_check(const course& c, const manifest& m, const dev_check_options& o,
                            std::ostream& out);
 
+// Whether this grader was built with the instructor's commands (dev check, dev release,
+// dev gradescope, batch, review): false in the student build (instructor_absent.cpp).
+bool instructor_commands_built();
+
 // One line per code exercise: "<id> <kind> <file>" (what CMake builds), or with
 // `all`, every exercise.
 void dev_manifest_files(const manifest& m, bool all, std::ostream& out);

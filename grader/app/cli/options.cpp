@@ -129,7 +129,7 @@ std::vector<std::string> given_options(const CLI::App& cmd,
 std::string instructor_help(const std::string& description) {
   return instructor_commands_built()
              ? description
-             : description + " [not in this student build: cmake --workflow --preset instructor]";
+             : description + " [not in this student build: " + kInstructorBuild + "]";
 }
 
 int fail_to_grade(const std::string& why) {

@@ -18,9 +18,8 @@ namespace {
 
 [[noreturn]] void instructor_only(const char* command) {
   throw cannot_grade(fmt::format(
-      "`grader {}` is an instructor command, left out of this student build; build it with: "
-      "cmake --workflow --preset instructor",
-      command));
+      "`grader {}` is an instructor command, left out of this student build; build it with: {}",
+      command, kInstructorBuild));
 }
 
 }  // namespace

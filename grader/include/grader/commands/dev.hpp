@@ -38,6 +38,8 @@ dev_check_result dev_check(const course& c, const manifest& m, const dev_check_o
 // Whether this grader was built with the instructor's commands (dev check, dev release,
 // dev gradescope, batch, review): false in the student build (instructor_absent.cpp).
 bool instructor_commands_built();
+// What builds them, as the student build's messages and help name it.
+inline constexpr const char* kInstructorBuild = "cmake --workflow --preset instructor";
 
 // One line per code exercise: "<id> <kind> <file>" (what CMake builds), or with
 // `all`, every exercise.

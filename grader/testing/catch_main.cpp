@@ -1,7 +1,7 @@
-// The "course-json" reporter of every lesson test binary (Catch2's main is in
-// catch_impl.cpp): one JSON object per test case, flushed as soon as the case ends, so the
-// grader keeps every finished result even if student code crashes the process later.
-// The record's fields are the protocol in course/protocol.hpp.
+// The "course-json" reporter of every lesson test binary, and its main() (Catch2's
+// implementation is catch_impl.cpp, a shared library): one JSON object per test case, flushed as
+// soon as the case ends, so the grader keeps every finished result even if student code crashes the
+// process later. The record's fields are the protocol in course/protocol.hpp.
 //   lesson13_online_softmax_tests --reporter course-json --out r.jsonl "[code.update]"
 #define CATCH_CONFIG_EXTERNAL_INTERFACES  // the reporter bases, without the implementation
 #include <catch2/catch.hpp>
@@ -97,8 +97,10 @@ class course_json_reporter : public Catch::StreamingReporterBase<course_json_rep
 
 // The name must equal protocol::reporter (Catch2's macro needs a literal).
 CATCH_REGISTER_REPORTER("course-json", course_json_reporter)
-// Referred to from catch_impl.cpp, beside main(), so that the linker keeps this file.
-extern "C" {
-int course_json_reporter_anchor = 1;
+// The test binary's main(), here so that the linker, taking this file for it, keeps the
+// reporter; Catch2's session runs in catch_impl.cpp.
+int course_catch_main(int argc, char* argv[]);
+int main(int argc, char* argv[]) {
+  return course_catch_main(argc, argv);
 }
 static_assert(protocol::reporter == "course-json");

@@ -15,9 +15,21 @@ std::string sandbox_runner::isolation() const {
   return level_ == grader::isolation::full ? "bubblewrap" : "restricted";
 }
 
+namespace {
+// A test binary and the shared libraries of the tree it loads (Catch2's, in bin/lib beside
+// it: grader/testing/CMakeLists.txt), read-only; nothing else of the tree.
+std::vector<fs::path> test_binary_view(const fs::path& binary) {
+  std::vector<fs::path> view = {fs::absolute(binary)};
+  std::error_code ec;
+  if (const fs::path lib = fs::absolute(binary).parent_path() / "lib"; fs::is_directory(lib, ec))
+    view.push_back(lib);
+  return view;
+}
+}  // namespace
+
 std::vector<std::string> sandbox_runner::confine(const fs::path& binary) const {
   confinement spec;
-  spec.read_only = {fs::absolute(binary)};
+  spec.read_only = test_binary_view(binary);
   return confine_command(level_, spec);
 }
 
@@ -35,7 +47,7 @@ tag_run sandbox_runner::run(const test_job& job, unsigned seed, const run_limits
     boxed.compute_measured_wrapper = confine_command(level_, spec);
     return inner_.run(boxed, seed, limits);
   }
-  spec.read_only = {fs::absolute(job.binary)};  // writable: its private /tmp alone
+  spec.read_only = test_binary_view(job.binary);  // writable: its private /tmp alone
   boxed.wrapper = confine_command(level_, spec);
   boxed.wrapper.insert(boxed.wrapper.end(), job.wrapper.begin(), job.wrapper.end());
   boxed.binary = fs::absolute(job.binary);

@@ -1,7 +1,8 @@
 // The "course-json" reporter of every lesson test binary, and its main() (Catch2's
-// implementation is catch_impl.cpp, a shared library): one JSON object per test case, flushed as
-// soon as the case ends, so the grader keeps every finished result even if student code crashes the
-// process later. The record's fields are the protocol in course/protocol.hpp.
+// implementation is catch_impl.cpp, a shared library): one JSON object per test case,
+// flushed as soon as the case ends, so the grader keeps every finished result even if
+// student code crashes the process later. The record's fields are the protocol in
+// course/protocol.hpp. A program with a main() of its own links neither.
 //   lesson13_online_softmax_tests --reporter course-json --out r.jsonl "[code.update]"
 #define CATCH_CONFIG_EXTERNAL_INTERFACES  // the reporter bases, without the implementation
 #include <catch2/catch.hpp>

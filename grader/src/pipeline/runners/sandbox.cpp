@@ -21,7 +21,7 @@ namespace {
 std::vector<fs::path> test_binary_view(const fs::path& binary) {
   std::vector<fs::path> view = {fs::absolute(binary)};
   std::error_code ec;
-  if (const fs::path lib = fs::absolute(binary).parent_path() / "lib"; fs::is_directory(lib, ec))
+  if (const fs::path lib = view.front().parent_path() / "lib"; fs::is_directory(lib, ec))
     view.push_back(lib);
   return view;
 }

@@ -136,6 +136,9 @@ struct machine {
   uintptr_t shared_lo = 0;
   size_t shared_size = 0;
   std::vector<shadow_word> shadow;
+  // The entries race_check may have written since the last block start's reset: a block
+  // clears only these (a binary's static shared arrays are all kernels', often 100s of KB).
+  size_t shadow_dirty_lo = SIZE_MAX, shadow_dirty_hi = 0;
   // Beside each shadow entry, 8 bytes that let most reads skip it (race_check's
   // read_summary): made in this phase or stale.
   std::vector<uint64_t> read_summary;

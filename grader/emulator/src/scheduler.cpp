@@ -465,11 +465,14 @@ bool run_block(uint32_t n) {
     // the block wrote gets a wrong answer either way; a GPU leaves whatever an earlier
     // block wrote there.
     std::memset(reinterpret_cast<void*>(emu.shared_lo + offset), g_nan_poison ? 0xFF : 0x71, bytes);
-    if (g_options.check_races && !emu.shadow.empty()) {
-      const size_t w0 = offset / 2, w1 = std::min(emu.shadow.size(), (offset + bytes) / 2 + 1);
-      std::fill(emu.shadow.begin() + w0, emu.shadow.begin() + w1, shadow_word{});
-    }
   });
+  // Every entry written since the last reset, used by this kernel or not, so none is stale
+  // when a later kernel uses its bytes.
+  const size_t w1 = std::min(emu.shadow.size(), emu.shadow_dirty_hi);
+  if (emu.shadow_dirty_lo < w1)
+    std::fill(emu.shadow.begin() + emu.shadow_dirty_lo, emu.shadow.begin() + w1, shadow_word{});
+  emu.shadow_dirty_lo = SIZE_MAX;
+  emu.shadow_dirty_hi = 0;
   emu.epoch = 1;
   new_phase();
   for (uint32_t t = 0; t < n; ++t) {

@@ -153,8 +153,9 @@ TEST_CASE("65535 blocks of one thread run correctly and quickly", "[adversarial]
   quiet q;
   device_buffer<int> out(65535 * 2);
   // CPU seconds, not wall, and a wall limit far above them: with load 7 on two cores (ctest
-  // beside a class being marked) this launch took 2.8 s of CPU and 9.3 s of wall time, and
-  // the default 10 s limit stopped it in 2 runs of 5.
+  // beside a class being marked) wall time ran 3x the CPU. About 0.05 s of CPU here since
+  // a block start clears only the shadow entries written (it cleared every static shared
+  // array of the binary, 5-7 s, and failed a landing's CI at 6.9 s).
   cuda_emu::settings().time_limit = std::chrono::seconds(60);
   const std::clock_t start = std::clock();
   adv_one_thread_blocks(out.ptr, 65535, 2);
@@ -165,7 +166,7 @@ TEST_CASE("65535 blocks of one thread run correctly and quickly", "[adversarial]
   CHECK(got[65534] == 65534 * 2);
   CHECK(got[65535 + 7] == 7 * 2 + 1);
   CHECK(last().counters.global_store_requests == 65535u * 2);
-  CHECK(seconds < 5.0);
+  CHECK(seconds < 1.0);
 }
 
 TEST_CASE("launch configurations: 1024 threads, 0 threads, 1025 threads, z of 65, grid y of 65536",

@@ -151,3 +151,23 @@ __global__ void adv_reads_then_write_kernel(float* out, int mode) {
 void adv_reads_then_write(float* out, int mode) {
   adv_reads_then_write_kernel<<<1, mode == 0 ? 128 : 32>>>(out, mode);
 }
+
+// Three launches over the dynamic shared bytes: a neighbour's writes, then a kernel that
+// uses none, then each thread its own word. The last is race-free: what the first left in
+// the race check's state must not be read as a write of this launch.
+__global__ void adv_stale_dynamic_kernel(float* out, int shift) {
+  extern __shared__ float adv_dyn[];
+  const int t = threadIdx.x;
+  if (shift >= 0) {
+    adv_dyn[(t + shift) % blockDim.x] = float(t);
+    __syncthreads();
+    out[t] = adv_dyn[t];
+  } else {
+    out[t] = float(t);
+  }
+}
+void adv_stale_dynamic(float* out) {
+  adv_stale_dynamic_kernel<<<1, 64, 64 * sizeof(float)>>>(out, 1);
+  adv_stale_dynamic_kernel<<<1, 64>>>(out, -1);
+  adv_stale_dynamic_kernel<<<1, 64, 64 * sizeof(float)>>>(out, 0);
+}

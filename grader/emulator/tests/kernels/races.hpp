@@ -11,3 +11,4 @@ void adv_warp_read_then_write(float* out, int mode);
 void adv_warp_reduce_syncthreads(const float* in, float* out);
 void adv_half_words(float* out, int mode);        // 2-byte and 4-byte accesses, 64 threads
 void adv_reads_then_write(float* out, int mode);  // many reads, two instructions, a write
+void adv_stale_dynamic(float* out);               // three launches; the last has no race

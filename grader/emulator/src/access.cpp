@@ -79,6 +79,8 @@ std::string who() {
   invalid("__global__", a, size, write, pc, why);
 }
 
+void account(const request_group& g, launch_counters& c);
+
 // A request is the k-th execution of one instruction by each lane of a warp. Lanes
 // usually meet the warp's groups in the order the first lane made them (the fast
 // path). A lane that departs from that order (it skipped an access, or looped a
@@ -96,6 +98,22 @@ void add_to_group(thread* th, const void* pc, access_kind kind, uintptr_t a, uns
     th->exact = true;
     for (i = 0; i < n && !matches(i); ++i) {
     }
+  }
+  if (i == n && emu.warps[th->warp].live == bit) {
+    // The warp's only live lane (a one-thread block, a last warp's lone thread): no other
+    // lane can join, so its request is complete now. Counted at once, a serial loop does
+    // not hold one group per access until the scheduler's pass ends (1M loads: 270 MB).
+    request_group g;
+    g.pc = pc;
+    g.kind = kind;
+    g.size = static_cast<uint8_t>(size);
+    g.n = 1;
+    g.lanes = bit;
+    g.lane[0] = static_cast<uint8_t>(th->lane);
+    g.address[0] = a;
+    account(g, emu.record->counters);
+    th->cursor = n;
+    return;
   }
   if (i == n) {
     groups.emplace_back();

@@ -99,34 +99,27 @@ void add_to_group(thread* th, const void* pc, access_kind kind, uintptr_t a, uns
     for (i = 0; i < n && !matches(i); ++i) {
     }
   }
-  if (i == n && emu.warps[th->warp].live == bit) {
-    // The warp's only live lane (a one-thread block, a last warp's lone thread): no other
-    // lane can join, so its request is complete now. Counted at once, a serial loop does
-    // not hold one group per access until the scheduler's pass ends (1M loads: 270 MB).
-    request_group g;
-    g.pc = pc;
-    g.kind = kind;
-    g.size = static_cast<uint8_t>(size);
-    g.n = 1;
-    g.lanes = bit;
-    g.lane[0] = static_cast<uint8_t>(th->lane);
-    g.address[0] = a;
-    account(g, emu.record->counters);
-    th->cursor = n;
-    return;
-  }
+  // The warp's only live lane (a one-thread block, a last warp's lone thread): no other
+  // lane can join its new request, so it is counted at once, and a serial loop does not hold
+  // one group per access until the scheduler's pass ends (1M loads: 270 MB).
+  const bool lone = i == n && emu.warps[th->warp].live == bit;
+  request_group single;
   if (i == n) {
-    groups.emplace_back();
-    request_group& g = groups.back();
+    request_group& g = lone ? single : groups.emplace_back();
     g.pc = pc;
     g.kind = kind;
     g.size = static_cast<uint8_t>(size);
     g.n = 0;
     g.lanes = 0;
   }
-  request_group& g = groups[i];
+  request_group& g = lone ? single : groups[i];
   g.lanes |= bit;
   if (g.n < 32) g.lane[g.n] = static_cast<uint8_t>(th->lane), g.address[g.n++] = a;
+  if (lone) {
+    account(g, emu.record->counters);
+    th->cursor = n;
+    return;
+  }
   th->cursor = i + 1;
 }
 

@@ -179,7 +179,8 @@ verdict check_tags(check_context& cx) {
   grading_tree tree(cx.c(), cx.m(), cx.c().grading_tree(cx.m().lesson));
   const build_result built =
       tree.build(submission_files(cx.m(), cx.solutions()), std::chrono::minutes(5));
-  std::set<std::string> known, missing, unknown, declared{std::string(protocol::emulator_tag)};
+  std::set<std::string> known, missing, unknown,
+      declared{std::string(protocol::emulator_tag), std::string(protocol::baseline_tag)};
   std::map<std::string, std::map<std::string, int>> tags_of;
   for (const auto& [id, b] : built.exercises) {
     tags_of[id] = list_tags(b.tests_binary);
@@ -488,8 +489,8 @@ std::vector<named_check> all_checks(check_context& cx) {
     add("solutions:" + u.id, fmt::format("solutions score full marks in {}", u.id),
         [&cx, &u] { return check_solutions(cx, u); });
   add("tags",
-      "every code item has tests in its exercise's binary; every test tag is in the manifest "
-      "or names a blank of its exercise",
+      "every code item has tests in its exercise's binary; every test tag is in the manifest, "
+      "names a blank of its exercise, or is [emulator] or [baseline]",
       [&] { return check_tags(cx); });
 
   // Mutants, ordered by the files they change, so consecutive ones rebuild little.

@@ -67,6 +67,9 @@ inline std::string blank_tag(std::string_view blank) {
 }
 // Tests that need the CPU emulator's counters; a GPU run skips them.
 inline constexpr std::string_view emulator_tag = "[emulator]";
+// Checks of a figure an item's test quotes instead of measuring it again in every grade (a
+// given reference kernel's counters, say). No grade runs them, only the lesson's own suite.
+inline constexpr std::string_view baseline_tag = "[baseline]";
 
 // The INFO() line that tells how to reproduce a run. The report states the seed
 // once, so the grader drops these lines from feedback.

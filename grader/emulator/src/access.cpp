@@ -197,10 +197,6 @@ void race_check(uintptr_t a, unsigned size, bool write, const void* pc, const th
   size_t w = (a - emu.shared_lo) >> 1;
   if (id)
     while (w < end && (summaries[w] == by_warps || summaries[w] == by_lanes)) ++w;
-  if (w < end) {
-    emu.shadow_dirty_lo = std::min(emu.shadow_dirty_lo, w);
-    emu.shadow_dirty_hi = std::max(emu.shadow_dirty_hi, end);
-  }
   for (; w < end; ++w) {
     uint64_t& summary = summaries[w];
     if (summary == by_warps || summary == by_lanes) continue;

@@ -466,15 +466,9 @@ bool run_block(uint32_t n) {
     // block wrote there.
     std::memset(reinterpret_cast<void*>(emu.shared_lo + offset), g_nan_poison ? 0xFF : 0x71, bytes);
   });
-  // Every entry written since the last reset, used by this kernel or not, so none is stale
-  // when a later kernel uses its bytes.
-  const size_t w1 = std::min(emu.shadow.size(), emu.shadow_dirty_hi);
-  if (emu.shadow_dirty_lo < w1)
-    std::fill(emu.shadow.begin() + emu.shadow_dirty_lo, emu.shadow.begin() + w1, shadow_word{});
-  emu.shadow_dirty_lo = SIZE_MAX;
-  emu.shadow_dirty_hi = 0;
-  emu.epoch = 1;
-  new_phase();
+  // Nothing of the race checks' shadow is cleared: an entry from an earlier block or launch
+  // carries an older barrier epoch, and every check compares epochs first.
+  next_epoch();
   for (uint32_t t = 0; t < n; ++t) {
     thread& th = emu.threads[t];
     th.state = thread_state::runnable;
@@ -552,8 +546,7 @@ bool run_block(uint32_t n) {
     }
     for (thread& th : emu.threads)
       th.state = thread_state::runnable;  // everyone reached the barrier
-    ++emu.epoch;
-    new_phase();
+    next_epoch();
   }
 }
 

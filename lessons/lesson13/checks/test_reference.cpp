@@ -2,7 +2,8 @@
 // at once (reference/attention_reference.hpp). That is only a speed-up if every number stays
 // the same: this check holds it to the definition, one key at a time, bit for bit (NaN
 // counts as equal to NaN, whatever its payload), on random shapes whose key counts leave
-// every remainder mod 4, with zeros, infinities and NaNs among the inputs.
+// every remainder mod 4, with zeros, infinities and NaNs among the inputs; and the O-only
+// standard_attention to the same bits.
 //   build/dev/bin/lesson13_checks "[reference]"
 #include <catch2/catch.hpp>
 
@@ -79,5 +80,8 @@ TEST_CASE("the attention reference gives the same bits as one key at a time", "[
     CHECK(same_bits(got.O, want.O));
     CHECK(same_bits(got.M, want.M));
     CHECK(same_bits(got.A, want.A));
+    // The tests' standard attention: O alone over all n keys, without the magnitudes' work.
+    const auto all_keys = n_keys == n ? want : one_key_at_a_time(Q, K, V, n, d, n);
+    CHECK(same_bits(lesson13::reference::standard_attention(Q, K, V, n, d), all_keys.O));
   }
 }

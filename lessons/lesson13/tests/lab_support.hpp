@@ -30,7 +30,7 @@ namespace lesson13::labs {
 // and threads in order (the counters are measured so); see schedules(). Races are
 // checked in order only: the checker follows barriers and lanes, not the order it ran
 // them in, so a draw's seeded twin (which comes after it) would find the same ones. The
-// twin checks outputs, invalid accesses and time (docs/benchmarks.md: what this saves).
+// twin checks outputs, invalid accesses and time.
 inline void quiet_emulator(uint64_t schedule = 0) {
   cuda_emu::settings().print_reports = false;
   cuda_emu::settings().time_limit = std::chrono::seconds(4);

@@ -139,7 +139,7 @@ struct machine {
   // Beside each shadow entry, 8 bytes that let most reads skip it (race_check's
   // read_summary): made in this phase or stale.
   std::vector<uint64_t> read_summary;
-  uint32_t phase_tag = 1;  // 1..0xFFFF, new at each block start and barrier (new_phase)
+  uint32_t phase_tag = 1;  // 1..0xFFFF, new at each block start and barrier (next_epoch)
 
   // Fiber stacks: one mapping, one slot per thread of a block (stack_top_of).
   uintptr_t stacks_lo = 0;
@@ -203,23 +203,21 @@ inline global_word& for_this_launch(global_word& s, uint32_t owner) {
   }
   return s;
 }
-// A new barrier phase for the read summaries: every summary made before goes stale.
-inline void new_phase() {
-  if (++emu.phase_tag > 0xFFFF) {  // the 16-bit tag wraps: forget every summary
-    std::fill(emu.read_summary.begin(), emu.read_summary.end(), uint64_t{0});
-    emu.phase_tag = 1;
-  }
-}
-// A block start or a barrier. Epochs count on across blocks and launches, so a shadow entry
-// of an earlier block matches no later epoch and a block start clears nothing (clearing the
-// entries written, 48 bytes for each 2 of shared memory, was a quarter of launch()'s own
-// samples in lab 3 part 2's tests). Only a wrap of the count, 2^32 barriers on, clears them.
+// A block start or a barrier: a new barrier epoch and read-summary tag. Epochs count on
+// across blocks and launches, so a shadow entry of an earlier block matches no later epoch
+// and a block start clears nothing (clearing the entries written, 48 bytes for each 2 of
+// shared memory, was a quarter of launch()'s own samples in lab 3 part 2's tests). Only a
+// wrap of the count, 2^32 barriers on, clears them. The 16-bit summary tag wraps sooner,
+// and then every summary is forgotten.
 inline void next_epoch() {
   if (++emu.epoch == 0) {
     std::fill(emu.shadow.begin(), emu.shadow.end(), shadow_word{});
     emu.epoch = 1;
   }
-  new_phase();
+  if (++emu.phase_tag > 0xFFFF) {
+    std::fill(emu.read_summary.begin(), emu.read_summary.end(), uint64_t{0});
+    emu.phase_tag = 1;
+  }
 }
 std::string timeout_text();
 void syncwarp(unsigned mask);

@@ -56,7 +56,8 @@ attention_result attention_of(const std::vector<float>& Q, const std::vector<flo
           a0 += std::abs(t0), a1 += std::abs(t1), a2 += std::abs(t2), a3 += std::abs(t3);
       }
       S[c] = s0, S[c + 1] = s1, S[c + 2] = s2, S[c + 3] = s3;
-      biggest = std::max(std::max(std::max(std::max(biggest, a0), a1), a2), a3);
+      if constexpr (kMagnitudes)
+        biggest = std::max(std::max(std::max(std::max(biggest, a0), a1), a2), a3);
     }
     for (; c < n_keys; ++c) {
       const float* kc = &K[static_cast<size_t>(c) * d];
@@ -67,7 +68,7 @@ attention_result attention_of(const std::vector<float>& Q, const std::vector<flo
         if constexpr (kMagnitudes) magnitude += std::abs(term);
       }
       S[c] = s;
-      biggest = std::max(biggest, magnitude);
+      if constexpr (kMagnitudes) biggest = std::max(biggest, magnitude);
     }
     if constexpr (kMagnitudes) out.A[r] = biggest;
     if (n_keys == 0) continue;
